@@ -1,0 +1,84 @@
+"""What happened, for the views. Each event says who may read it: the table, or one player.
+
+Hands never reach the table: only ``HandChanged`` concerns one player's cards, and views
+render it in that player's private chat alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tgcheat.engine.cards import Card, Rank
+from tgcheat.engine.state import Claim, Result
+
+
+@dataclass(frozen=True, slots=True)
+class CardsPlayed:
+    claim: Claim
+    #: The play was made for the player by the clock.
+    by_timeout: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted:
+    """It became ``seat``'s turn: that player gets a notification."""
+
+    seat: int
+    required: Rank | None
+
+
+@dataclass(frozen=True, slots=True)
+class FinalPlayPending:
+    """A player played their last cards; ``answerers`` must accept, or one may challenge."""
+
+    claim: Claim
+    answerers: frozenset[int]
+
+
+@dataclass(frozen=True, slots=True)
+class FinalAccepted:
+    seat: int
+    claim: Claim
+    by_timeout: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeResolved:
+    challenger: int
+    claim: Claim
+    #: The challenged cards, shown to the table (only this play, never the rest of the pile).
+    revealed: tuple[Card, ...]
+    lie: bool
+    #: Seat that takes the pile, and how many cards that is.
+    taker: int
+    taken: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLeft:
+    seat: int
+    removed_for_timeouts: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class HandChanged:
+    """Audience: the player at ``seat`` alone."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded:
+    result: Result
+
+
+Event = (
+    CardsPlayed
+    | TurnStarted
+    | FinalPlayPending
+    | FinalAccepted
+    | ChallengeResolved
+    | PlayerLeft
+    | HandChanged
+    | GameEnded
+)

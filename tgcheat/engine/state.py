@@ -1,0 +1,117 @@
+"""The state of one game: immutable values; a transition builds a new state."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from tgcheat.engine.cards import Card, Rank
+from tgcheat.engine.rules import Rules
+
+
+class Phase(enum.StrEnum):
+    #: The player whose turn it is must play; others may challenge open claims.
+    PLAYING = "playing"
+    #: A player has played their last cards; the game waits for the answer (RULES.md "Last cards").
+    FINAL_CHECK = "final_check"
+    FINISHED = "finished"
+
+
+class EndReason(enum.StrEnum):
+    WENT_OUT = "went_out"
+    MOVE_CAP = "move_cap"
+    LAST_PLAYER = "last_player"
+    STOPPED = "stopped"
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """One seat at the table."""
+
+    user_id: int
+    #: The name other players read (raw; views escape it).
+    name: str
+    hand: tuple[Card, ...]
+    #: Left or removed mid-game: the hand is set aside and the seat is skipped (RULES.md).
+    left: bool = False
+    #: Turn timeouts in a row; reset by any own action.
+    timeouts: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A play as the table knows it: who, how many cards, which rank was claimed."""
+
+    #: The play's number in the game (1-based); buttons name it, so an old button is stale.
+    number: int
+    seat: int
+    #: The cards really played, face down: only a challenge reveals them.
+    cards: tuple[Card, ...]
+    rank: Rank
+    #: The play emptied the claimant's hand.
+    final: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    reason: EndReason
+    #: Seat of the winner; None for a draw (a tie for fewest cards at the move cap) or a stop.
+    winner: int | None
+    #: Place of every seat that was still in the game (1 is best; equal counts share a place).
+    places: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    rules: Rules
+    #: In seating order; "clockwise" is the next index, cyclically.
+    players: tuple[Player, ...]
+    dealer: int
+    #: The seat to play next (during FINAL_CHECK: the seat that plays if the game goes on).
+    turn: int
+    #: The rank the next play must claim; None when the player to play names it.
+    required: Rank | None
+    pile: tuple[Card, ...] = ()
+    #: Claims that may still be challenged, oldest first (more than one under window `two`).
+    open_claims: tuple[Claim, ...] = ()
+    #: Cards of players who left, out of play for the rest of the game.
+    set_aside: tuple[Card, ...] = ()
+    plays: int = 0
+    phase: Phase = Phase.PLAYING
+    #: Seats that have accepted the pending final play.
+    accepted: frozenset[int] = field(default_factory=frozenset)
+    result: Result | None = None
+
+    @property
+    def deck_size(self) -> int:
+        return (
+            sum(len(p.hand) for p in self.players) + len(self.pile) + len(self.set_aside)
+        )
+
+    def active_seats(self) -> tuple[int, ...]:
+        return tuple(i for i, p in enumerate(self.players) if not p.left)
+
+    def next_active(self, seat: int) -> int:
+        """The next seat clockwise from ``seat`` whose player is still in the game."""
+        count = len(self.players)
+        for step in range(1, count + 1):
+            candidate = (seat + step) % count
+            if not self.players[candidate].left:
+                return candidate
+        return seat
+
+    def seat_of(self, user_id: int) -> int | None:
+        for i, p in enumerate(self.players):
+            if p.user_id == user_id:
+                return i
+        return None
+
+    @property
+    def last_claim(self) -> Claim | None:
+        return self.open_claims[-1] if self.open_claims else None
+
+    @property
+    def final_claim(self) -> Claim | None:
+        if self.phase is not Phase.FINAL_CHECK or not self.open_claims:
+            return None
+        return self.open_claims[-1]
