@@ -41,7 +41,7 @@ class RandomSource(Protocol):
 
     def shuffle(self, x: list[Any]) -> None: ...
 
-    def randrange(self, stop: int) -> int: ...
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int: ...
 
 
 class Refusal(enum.StrEnum):
@@ -61,6 +61,8 @@ class Refusal(enum.StrEnum):
     ALREADY_ACCEPTED = "already_accepted"
     STALE_TIMEOUT = "stale_timeout"
     TOO_FEW_PLAYERS = "too_few_players"
+    ALREADY_JOINED = "already_joined"
+    LOBBY_FULL = "lobby_full"
 
 
 class ActionRefused(Exception):

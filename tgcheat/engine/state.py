@@ -84,9 +84,7 @@ class GameState:
 
     @property
     def deck_size(self) -> int:
-        return (
-            sum(len(p.hand) for p in self.players) + len(self.pile) + len(self.set_aside)
-        )
+        return sum(len(p.hand) for p in self.players) + len(self.pile) + len(self.set_aside)
 
     def active_seats(self) -> tuple[int, ...]:
         return tuple(i for i, p in enumerate(self.players) if not p.left)

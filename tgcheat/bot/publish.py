@@ -1,0 +1,183 @@
+"""After a change is committed: show it. The table and hands are re-rendered from the stored
+state, so whatever the order of deliveries, a message shows a state that really was."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from tgcheat.bot import views
+from tgcheat.bot.sender import Sender
+from tgcheat.engine.events import ChallengeResolved, Event, GameEnded, HandChanged, TurnStarted
+from tgcheat.engine.state import GameState, Phase
+from tgcheat.i18n import translator
+from tgcheat.store.games import GameStore
+from tgcheat.store.session import Session
+
+TABLE = "table"
+
+
+def hand_key(user_id: int) -> str:
+    return f"hand:{user_id}"
+
+
+class Publisher:
+    def __init__(self, store: GameStore, sender: Sender) -> None:
+        self.store = store
+        self.sender = sender
+
+    @property
+    def bot_username(self) -> str:
+        return self.sender.bot.username
+
+    # --- the lobby ----------------------------------------------------------------------------
+
+    async def post_lobby(self, session: Session, messages: dict[str, int]) -> None:
+        assert session.lobby is not None
+        view = views.lobby_view(
+            translator(session.language), session, session.lobby, self.bot_username
+        )
+        old_table = messages.get(TABLE)
+        if old_table is not None:
+            # The previous game's table keeps its final text; only the new one has buttons.
+            await self.store.clear_messages(session.chat_id)
+        message = await self.sender.send(session.chat_id, view)
+        if message is not None:
+            await self.store.set_message(session.chat_id, TABLE, message.message_id)
+
+    async def refresh_lobby(self, chat_id: int) -> None:
+        session, messages = await self.store.load(chat_id)
+        if session is None or session.lobby is None:
+            return
+        view = views.lobby_view(
+            translator(session.language), session, session.lobby, self.bot_username
+        )
+        await self._show_table(session, messages, view)
+
+    async def close_lobby(self, session: Session, messages: dict[str, int]) -> None:
+        message_id = messages.get(TABLE)
+        if message_id is not None:
+            await self.sender.edit(
+                session.chat_id, message_id, views.lobby_closed_view(translator(session.language))
+            )
+
+    async def _show_table(
+        self, session: Session, messages: dict[str, int], view: views.View
+    ) -> None:
+        old = messages.get(TABLE)
+        new = await self.sender.upsert(session.chat_id, old, view)
+        if new is not None and new != old:
+            await self.store.set_message(session.chat_id, TABLE, new)
+
+    # --- the game -----------------------------------------------------------------------------
+
+    async def publish(
+        self,
+        session: Session,
+        state: GameState,
+        events: Sequence[Event],
+        messages: dict[str, int],
+        first_deal: bool = False,
+    ) -> None:
+        tr = translator(session.language)
+        # A reveal deserves a notification, so it is a message of its own, before the table.
+        for event in events:
+            if isinstance(event, ChallengeResolved):
+                await self.sender.send(session.chat_id, views.reveal_view(tr, state, event))
+        table = views.table_view(tr, session, state, self.bot_username)
+        await self._show_table(session, messages, table)
+        ended = any(isinstance(e, GameEnded) for e in events)
+        if ended and state.result is not None:
+            await self.sender.send(session.chat_id, views.result_view(tr, state, state.result))
+        await self._publish_hands(session, state, events, messages, first_deal=first_deal)
+        if ended:
+            await self.store.clear_messages(session.chat_id, keep=(TABLE,))
+
+    async def _publish_hands(
+        self,
+        session: Session,
+        state: GameState,
+        events: Sequence[Event],
+        messages: dict[str, int],
+        *,
+        first_deal: bool,
+    ) -> None:
+        turn_seats = {e.seat for e in events if isinstance(e, TurnStarted)}
+        changed = {e.seat for e in events if isinstance(e, HandChanged)}
+        if state.phase is Phase.FINISHED:
+            changed = set(range(len(state.players)))
+            turn_seats = set()
+        jobs = []
+        for seat in sorted(changed | turn_seats):
+            user_id = state.players[seat].user_id
+            old = messages.get(hand_key(user_id))
+            view = views.hand_view(
+                translator(session.language_of(user_id)), session, state, seat, session.title
+            )
+            if seat in turn_seats or old is None:
+                jobs.append(self._repost(session.chat_id, user_id, old, view))
+            else:
+                jobs.append(self._edit_hand(user_id, old, view))
+        results = await asyncio.gather(*jobs)
+        new_ids = {
+            hand_key(user_id): message_id
+            for user_id, message_id in results
+            if message_id is not None
+        }
+        await self.store.set_messages(session.chat_id, new_ids)
+        if first_deal:
+            unreachable = [user_id for user_id, message_id in results if message_id is None]
+            await self._tell_unreachable(session, state, unreachable)
+
+    async def _repost(
+        self, chat_id: int, user_id: int, old: int | None, view: views.View
+    ) -> tuple[int, int | None]:
+        """A new hand message notifies the player (an edit would not) and lands at the bottom
+        of the chat, where their thumb is; the old one goes, so there is still one."""
+        message = await self.sender.send(user_id, view)
+        if old is not None:
+            await self.sender.delete(user_id, old)
+        return user_id, message.message_id if message is not None else None
+
+    async def _edit_hand(
+        self, user_id: int, message_id: int, view: views.View
+    ) -> tuple[int, int | None]:
+        if await self.sender.edit(user_id, message_id, view):
+            return user_id, None
+        message = await self.sender.send(user_id, view, silent=True)
+        return user_id, message.message_id if message is not None else None
+
+    async def _tell_unreachable(
+        self, session: Session, state: GameState, user_ids: list[int]
+    ) -> None:
+        if not user_ids:
+            return
+        tr = translator(session.language)
+        names = ", ".join(
+            views.name_html(state.players[seat].name)
+            for seat in range(len(state.players))
+            if state.players[seat].user_id in user_ids
+        )
+        await self.sender.send(
+            session.chat_id,
+            views.View(
+                tr._(
+                    "{names}: I can't send you your cards. Tap <b>🂠 My cards</b> on the "
+                    "table and press <b>Start</b> in our private chat."
+                ).format(names=names)
+            ),
+        )
+
+    async def repost_hand(
+        self, session: Session, state: GameState, user_id: int, messages: dict[str, int]
+    ) -> None:
+        seat = state.seat_of(user_id)
+        assert seat is not None
+        view = views.hand_view(
+            translator(session.language_of(user_id)), session, state, seat, session.title
+        )
+        _, message_id = await self._repost(
+            session.chat_id, user_id, messages.get(hand_key(user_id)), view
+        )
+        if message_id is not None:
+            await self.store.set_message(session.chat_id, hand_key(user_id), message_id)

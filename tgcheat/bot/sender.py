@@ -1,0 +1,84 @@
+"""Delivering messages: Telegram's expected errors become plain results, not exceptions."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Bot, InlineKeyboardMarkup, LinkPreviewOptions, Message
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, Forbidden
+
+from tgcheat.bot.views import View
+
+log = logging.getLogger(__name__)
+
+_NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+
+
+class Sender:
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+
+    async def send(self, chat_id: int, view: View, *, silent: bool = False) -> Message | None:
+        """Send a new message; None when the chat cannot be reached (the user never started the
+        bot, or blocked it)."""
+        try:
+            return await self.bot.send_message(
+                chat_id,
+                view.text,
+                parse_mode=ParseMode.HTML,
+                reply_markup=view.markup,
+                link_preview_options=_NO_PREVIEW,
+                disable_notification=silent,
+            )
+        except Forbidden as error:
+            log.info("chat %s unreachable: %s", chat_id, error.message)
+            return None
+
+    async def edit(self, chat_id: int, message_id: int, view: View) -> bool:
+        """Edit a message in place. False when it no longer exists (deleted by someone), so the
+        caller can post it anew."""
+        try:
+            await self.bot.edit_message_text(
+                view.text,
+                chat_id=chat_id,
+                message_id=message_id,
+                parse_mode=ParseMode.HTML,
+                reply_markup=view.markup,
+                link_preview_options=_NO_PREVIEW,
+            )
+        except BadRequest as error:
+            text = error.message.lower()
+            if "message is not modified" in text:
+                return True
+            if "message to edit not found" in text or "message can't be edited" in text:
+                return False
+            raise
+        except Forbidden:
+            return True
+        return True
+
+    async def edit_markup(
+        self, chat_id: int, message_id: int, markup: InlineKeyboardMarkup | None
+    ) -> None:
+        try:
+            await self.bot.edit_message_reply_markup(chat_id, message_id, reply_markup=markup)
+        except BadRequest as error:
+            if "message is not modified" not in error.message.lower():
+                log.info("markup of %s/%s not edited: %s", chat_id, message_id, error.message)
+        except Forbidden:
+            pass
+
+    async def delete(self, chat_id: int, message_id: int) -> None:
+        try:
+            await self.bot.delete_message(chat_id, message_id)
+        except (BadRequest, Forbidden) as error:
+            # Already gone, or too old to delete (48 h): nothing is lost either way.
+            log.info("message %s/%s not deleted: %s", chat_id, message_id, error.message)
+
+    async def upsert(self, chat_id: int, message_id: int | None, view: View) -> int | None:
+        """Edit the message if it still exists, else post it anew; the id now showing it."""
+        if message_id is not None and await self.edit(chat_id, message_id, view):
+            return message_id
+        message = await self.send(chat_id, view, silent=True)
+        return message.message_id if message is not None else None

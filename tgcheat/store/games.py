@@ -1,0 +1,165 @@
+"""Games in Redis: one key per group chat, every change one atomic compare-and-set.
+
+A change is computed by a pure function from the stored session; the write succeeds only if
+the version is still the one read, else the change is recomputed from the new state (bounded
+retries). The same script remembers the update's id, so a re-delivered update that already
+changed a game is ignored, whichever process sees it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, cast
+
+from redis.asyncio import Redis
+
+from tgcheat.store.session import Session, decode, encode
+
+R = TypeVar("R")
+
+KEY_PREFIX = "tgc"
+#: An abandoned lobby or game disappears this long after its last change.
+SESSION_TTL_S = 2 * 24 * 3600
+#: How long a handled update id is remembered (Telegram re-delivers for up to a day).
+UPDATE_TTL_S = 24 * 3600
+MAX_ATTEMPTS = 20
+
+# KEYS[1] session hash, KEYS[2] update marker, KEYS[3] message-id hash.
+# ARGV[1] expected version, ARGV[2] new document, ARGV[3] session TTL, ARGV[4] update TTL,
+# ARGV[5] "1" when there is an update id to remember.
+# Returns 1 on success, 0 on a version conflict, -1 when the update was already applied.
+_CAS_SCRIPT = """
+local version = redis.call('HGET', KEYS[1], 'v') or '0'
+if version ~= ARGV[1] then return 0 end
+if ARGV[5] == '1' then
+  if not redis.call('SET', KEYS[2], '1', 'NX', 'EX', ARGV[4]) then return -1 end
+end
+redis.call('HSET', KEYS[1], 'v', tonumber(version) + 1, 'd', ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('EXPIRE', KEYS[3], ARGV[3])
+return 1
+"""
+
+
+class ConflictError(Exception):
+    """The session kept changing under us for MAX_ATTEMPTS tries."""
+
+
+@dataclass(frozen=True, slots=True)
+class Committed(Generic[R]):
+    """The outcome of a transaction."""
+
+    #: The session after the change (the stored one when nothing changed).
+    session: Session | None
+    #: What the change function returned besides the session.
+    result: R | None
+    #: The version now stored (0: none).
+    version: int
+    #: True when a new session was written.
+    changed: bool
+    #: The update was already applied by an earlier delivery: nothing was done.
+    duplicate: bool
+    #: Message ids kept for this chat (the table, each player's hand).
+    messages: dict[str, int]
+
+
+#: A change: from the stored session (or None) to the new one and a result. Returning the
+#: very same session object means "no change": nothing is written.
+Change = Callable[[Session | None], tuple[Session | None, R]]
+
+
+class GameStore:
+    def __init__(self, redis: Redis, *, prefix: str = KEY_PREFIX) -> None:
+        self._redis = redis
+        self._prefix = prefix
+        self._cas = redis.register_script(_CAS_SCRIPT)
+
+    def _session_key(self, chat_id: int) -> str:
+        return f"{self._prefix}:chat:{chat_id}"
+
+    def _messages_key(self, chat_id: int) -> str:
+        return f"{self._prefix}:msg:{chat_id}"
+
+    def _update_key(self, update_id: int) -> str:
+        return f"{self._prefix}:upd:{update_id}"
+
+    async def _read(
+        self, chat_id: int, update_id: int | None
+    ) -> tuple[Session | None, int, dict[str, int], bool]:
+        # One round trip: the session, its message ids and whether the update was seen.
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.hmget(self._session_key(chat_id), "v", "d")
+            pipe.hgetall(self._messages_key(chat_id))
+            if update_id is not None:
+                pipe.exists(self._update_key(update_id))
+            replies = await pipe.execute()
+        (raw_version, raw_doc), raw_messages = replies[0], replies[1]
+        seen = bool(replies[2]) if update_id is not None else False
+        session = decode(raw_doc) if raw_doc is not None else None
+        messages = {k.decode(): int(v) for k, v in raw_messages.items()}
+        return session, int(raw_version or 0), messages, seen
+
+    async def load(self, chat_id: int) -> tuple[Session | None, dict[str, int]]:
+        session, _version, messages, _seen = await self._read(chat_id, None)
+        return session, messages
+
+    async def transact(
+        self, chat_id: int, change: Change[R], *, update_id: int | None = None
+    ) -> Committed[R]:
+        """Apply ``change`` atomically. Exceptions from ``change`` propagate; nothing is
+        written then."""
+        for _attempt in range(MAX_ATTEMPTS):
+            session, version, messages, seen = await self._read(chat_id, update_id)
+            if seen:
+                return Committed(session, None, version, False, True, messages)
+            new_session, result = change(session)
+            if new_session is session:
+                return Committed(session, result, version, False, False, messages)
+            assert new_session is not None, "sessions are replaced, never deleted"
+            outcome = await self._cas(
+                keys=[
+                    self._session_key(chat_id),
+                    self._update_key(update_id or 0),
+                    self._messages_key(chat_id),
+                ],
+                args=[
+                    version,
+                    encode(new_session),
+                    SESSION_TTL_S,
+                    UPDATE_TTL_S,
+                    "1" if update_id is not None else "0",
+                ],
+            )
+            if outcome == 1:
+                return Committed(new_session, result, version + 1, True, False, messages)
+            if outcome == -1:
+                return Committed(session, None, version, False, True, messages)
+        raise ConflictError(f"chat {chat_id}: too many concurrent changes")
+
+    async def set_message(self, chat_id: int, name: str, message_id: int) -> None:
+        key = self._messages_key(chat_id)
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.hset(key, name, message_id)
+            pipe.expire(key, SESSION_TTL_S)
+            await pipe.execute()
+
+    async def set_messages(self, chat_id: int, ids: Mapping[str, int]) -> None:
+        if not ids:
+            return
+        key = self._messages_key(chat_id)
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.hset(key, mapping=cast(Any, ids))
+            pipe.expire(key, SESSION_TTL_S)
+            await pipe.execute()
+
+    async def clear_messages(self, chat_id: int, *, keep: tuple[str, ...] = ()) -> None:
+        """Forget the message ids of a finished game (all but ``keep``)."""
+        key = self._messages_key(chat_id)
+        names = [k for k in await self._redis.hkeys(key) if _text(k) not in keep]
+        if names:
+            await self._redis.hdel(key, *names)
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value

@@ -1,0 +1,142 @@
+"""What one group chat stores: its lobby or game, as one compact JSON document.
+
+The document is small on purpose (a 6-player game is well under 4 KB): cards are numbers, and
+rules are stored as the options that differ from the defaults.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from tgcheat.engine.cards import Card, Rank
+from tgcheat.engine.lobby import Lobby
+from tgcheat.engine.rules import Rules
+from tgcheat.engine.state import Claim, EndReason, GameState, Phase, Player, Result
+
+_DEFAULT_RULES = Rules().to_dict()
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """A group's current lobby or game (a finished game stays until the next /new)."""
+
+    chat_id: int
+    #: A random token per lobby; buttons carry it, so a button of an older game is stale.
+    game_id: str
+    creator: int
+    lobby: Lobby | None = None
+    game: GameState | None = None
+    #: The group's title, shown in players' private messages.
+    title: str = ""
+    #: The language of the group's messages.
+    language: str = "en"
+    #: Each player's language for their private messages, by user id.
+    player_languages: tuple[tuple[int, str], ...] = ()
+
+    def language_of(self, user_id: int) -> str:
+        return next((lang for uid, lang in self.player_languages if uid == user_id), self.language)
+
+    @property
+    def rules(self) -> Rules:
+        if self.game is not None:
+            return self.game.rules
+        assert self.lobby is not None
+        return self.lobby.rules
+
+
+def encode(session: Session) -> bytes:
+    doc: dict[str, Any] = {
+        "c": session.chat_id,
+        "g": session.game_id,
+        "o": session.creator,
+        "t": session.title,
+        "lg": session.language,
+        "pl": session.player_languages,
+    }
+    if session.lobby is not None:
+        doc["l"] = {"r": _rules_doc(session.lobby.rules), "p": session.lobby.players}
+    if session.game is not None:
+        doc["s"] = _state_doc(session.game)
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def decode(raw: bytes) -> Session:
+    doc = json.loads(raw)
+    lobby = None
+    if "l" in doc:
+        lobby = Lobby(
+            creator=doc["o"],
+            rules=Rules.from_dict(doc["l"]["r"]),
+            players=tuple((uid, name) for uid, name in doc["l"]["p"]),
+        )
+    game = _state_from_doc(doc["s"]) if "s" in doc else None
+    return Session(
+        chat_id=doc["c"],
+        game_id=doc["g"],
+        creator=doc["o"],
+        lobby=lobby,
+        game=game,
+        title=doc.get("t", ""),
+        language=doc.get("lg", "en"),
+        player_languages=tuple((uid, lang) for uid, lang in doc.get("pl", ())),
+    )
+
+
+def _rules_doc(rules: Rules) -> dict[str, Any]:
+    return {k: v for k, v in rules.to_dict().items() if _DEFAULT_RULES[k] != v}
+
+
+def _claim_doc(claim: Claim) -> list[Any]:
+    return [claim.number, claim.seat, list(claim.cards), int(claim.rank), int(claim.final)]
+
+
+def _claim_from_doc(doc: list[Any]) -> Claim:
+    number, seat, cards, rank, final = doc
+    return Claim(number, seat, tuple(Card(c) for c in cards), Rank(rank), bool(final))
+
+
+def _state_doc(state: GameState) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "r": _rules_doc(state.rules),
+        "p": [[p.user_id, p.name, list(p.hand), int(p.left), p.timeouts] for p in state.players],
+        "d": state.dealer,
+        "t": state.turn,
+        "q": int(state.required) if state.required is not None else 0,
+        "k": list(state.pile),
+        "o": [_claim_doc(c) for c in state.open_claims],
+        "n": state.plays,
+        "f": state.phase.value,
+    }
+    if state.set_aside:
+        doc["x"] = list(state.set_aside)
+    if state.accepted:
+        doc["a"] = sorted(state.accepted)
+    if state.result is not None:
+        doc["z"] = [state.result.reason.value, state.result.winner, state.result.places]
+    return doc
+
+
+def _state_from_doc(doc: dict[str, Any]) -> GameState:
+    result = None
+    if "z" in doc:
+        reason, winner, places = doc["z"]
+        result = Result(EndReason(reason), winner, tuple((s, p) for s, p in places))
+    return GameState(
+        rules=Rules.from_dict(doc["r"]),
+        players=tuple(
+            Player(uid, name, tuple(Card(c) for c in hand), bool(left), timeouts)
+            for uid, name, hand, left, timeouts in doc["p"]
+        ),
+        dealer=doc["d"],
+        turn=doc["t"],
+        required=Rank(doc["q"]) if doc["q"] else None,
+        pile=tuple(Card(c) for c in doc["k"]),
+        open_claims=tuple(_claim_from_doc(c) for c in doc["o"]),
+        set_aside=tuple(Card(c) for c in doc.get("x", ())),
+        plays=doc["n"],
+        phase=Phase(doc["f"]),
+        accepted=frozenset(doc.get("a", ())),
+        result=result,
+    )
