@@ -8,6 +8,8 @@ changed a game is ignored, whichever process sees it.
 
 from __future__ import annotations
 
+import asyncio
+import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
@@ -23,7 +25,8 @@ KEY_PREFIX = "tgc"
 SESSION_TTL_S = 2 * 24 * 3600
 #: How long a handled update id is remembered (Telegram re-delivers for up to a day).
 UPDATE_TTL_S = 24 * 3600
-MAX_ATTEMPTS = 20
+MAX_ATTEMPTS = 30
+BACKOFF_S = 0.002
 
 # KEYS[1] session hash, KEYS[2] update marker, KEYS[3] message-id hash.
 # ARGV[1] expected version, ARGV[2] new document, ARGV[3] session TTL, ARGV[4] update TTL,
@@ -109,7 +112,7 @@ class GameStore:
     ) -> Committed[R]:
         """Apply ``change`` atomically. Exceptions from ``change`` propagate; nothing is
         written then."""
-        for _attempt in range(MAX_ATTEMPTS):
+        for attempt in range(MAX_ATTEMPTS):
             session, version, messages, seen = await self._read(chat_id, update_id)
             if seen:
                 return Committed(session, None, version, False, True, messages)
@@ -135,6 +138,8 @@ class GameStore:
                 return Committed(new_session, result, version + 1, True, False, messages)
             if outcome == -1:
                 return Committed(session, None, version, False, True, messages)
+            # Lost a race: back off a random little while so that racing writers spread out.
+            await asyncio.sleep(random.uniform(0, BACKOFF_S * 2 ** min(attempt, 5)))
         raise ConflictError(f"chat {chat_id}: too many concurrent changes")
 
     async def set_message(self, chat_id: int, name: str, message_id: int) -> None:

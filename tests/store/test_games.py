@@ -1,0 +1,133 @@
+"""The game store against a real Redis: round trips, compare-and-set, de-duplication."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import random
+
+import pytest
+from redis.asyncio import Redis
+
+from tests.engine.helpers import random_action
+from tgcheat.engine.game import new_game, random_seating
+from tgcheat.engine.lobby import Lobby
+from tgcheat.engine.rules import PRESETS, Rules
+from tgcheat.engine.state import Phase
+from tgcheat.store.games import SESSION_TTL_S, GameStore
+from tgcheat.store.session import Session, decode, encode
+
+CHAT = -100123
+
+
+def _game_session(players: int = 6, seed: int = 1) -> Session:
+    rng = random.Random(seed)
+    names = [(1000 + i, f"Player number {i}") for i in range(players)]
+    state, _ = new_game(PRESETS["cheat"], random_seating(names, rng), rng)
+    return Session(chat_id=CHAT, game_id="abc123", creator=1000, game=state, title="Friday cards")
+
+
+def test_a_session_survives_encoding_at_every_step_of_a_game() -> None:
+    rng = random.Random(5)
+    session = _game_session()
+    assert session.game is not None
+    state = session.game
+    from tgcheat.engine.game import apply
+
+    while state.phase is not Phase.FINISHED:
+        state, _ = apply(state, random_action(state, rng))
+        again = decode(encode(dataclasses.replace(session, game=state)))
+        assert again.game == state
+    lobby = Session(CHAT, "zz9", 5, lobby=Lobby(5, Rules(max_cards=0), ((5, "Ann <&>"),)))
+    assert decode(encode(lobby)) == lobby
+
+
+def test_a_six_player_game_is_small() -> None:
+    assert len(encode(_game_session(6))) <= 4096
+
+
+async def test_transact_writes_once_and_ignores_a_repeated_update(redis: Redis) -> None:
+    store = GameStore(redis)
+    session = _game_session()
+    calls = 0
+
+    def create(current: Session | None) -> tuple[Session | None, str]:
+        nonlocal calls
+        calls += 1
+        return session, "created"
+
+    first = await store.transact(CHAT, create, update_id=42)
+    assert first.changed and first.result == "created" and first.version == 1
+    again = await store.transact(CHAT, create, update_id=42)
+    assert again.duplicate and not again.changed and again.version == 1
+    assert calls == 1
+    loaded, _ = await store.load(CHAT)
+    assert loaded == session
+    ttl = await redis.ttl(f"tgc:chat:{CHAT}")
+    assert 0 < ttl <= SESSION_TTL_S
+
+
+async def test_returning_the_same_session_writes_nothing(redis: Redis) -> None:
+    store = GameStore(redis)
+    outcome = await store.transact(CHAT, lambda s: (s, "nothing"), update_id=7)
+    assert not outcome.changed and outcome.version == 0
+    # A refused change does not mark the update as handled: a re-delivery is tried again.
+    assert await redis.exists("tgc:upd:7") == 0
+
+
+async def test_concurrent_changes_are_serialised_by_compare_and_set(redis: Redis) -> None:
+    store = GameStore(redis)
+    await store.transact(CHAT, lambda s: (Session(CHAT, "g1", 1, lobby=Lobby(1, Rules())), None))
+    # Fifty clients add one player each at the same moment; every addition must survive.
+    clients = [Redis.from_pool(redis.connection_pool) for _ in range(5)]
+
+    async def add(i: int) -> None:
+        own = GameStore(clients[i % len(clients)])
+
+        def change(current: Session | None) -> tuple[Session | None, None]:
+            assert current is not None and current.lobby is not None
+            players = (*current.lobby.players, (i, f"p{i}"))
+            lobby = dataclasses.replace(current.lobby, players=players)
+            return dataclasses.replace(current, lobby=lobby), None
+
+        await own.transact(CHAT, change, update_id=10_000 + i)
+
+    await asyncio.gather(*(add(i) for i in range(50)))
+    loaded, _ = await store.load(CHAT)
+    assert loaded is not None and loaded.lobby is not None
+    assert sorted(uid for uid, _ in loaded.lobby.players) == list(range(50))
+    assert int(await redis.hget(f"tgc:chat:{CHAT}", "v") or 0) == 51
+
+
+async def test_the_same_update_delivered_twice_at_once_applies_once(redis: Redis) -> None:
+    store = GameStore(redis)
+    applied = []
+
+    def create(current: Session | None) -> tuple[Session | None, None]:
+        applied.append(1)
+        version = 0 if current is None or current.lobby is None else len(current.lobby.players)
+        lobby = Lobby(1, Rules(), tuple((i, "x") for i in range(version + 1)))
+        return Session(CHAT, "g1", 1, lobby=lobby), None
+
+    outcomes = await asyncio.gather(*(store.transact(CHAT, create, update_id=99) for _ in range(8)))
+    assert sum(o.changed for o in outcomes) == 1
+    assert sum(o.duplicate for o in outcomes) == 7
+    loaded, _ = await store.load(CHAT)
+    assert loaded is not None and loaded.lobby is not None and len(loaded.lobby.players) == 1
+
+
+async def test_message_ids_are_kept_per_chat(redis: Redis) -> None:
+    store = GameStore(redis)
+    await store.set_messages(CHAT, {"table": 5, "hand:1": 9})
+    await store.set_message(CHAT, "hand:2", 11)
+    _, messages = await store.load(CHAT)
+    assert messages == {"table": 5, "hand:1": 9, "hand:2": 11}
+    await store.clear_messages(CHAT, keep=("table",))
+    _, messages = await store.load(CHAT)
+    assert messages == {"table": 5}
+
+
+@pytest.mark.parametrize("players", [3, 6])
+def test_rules_keep_only_what_differs_from_the_defaults(players: int) -> None:
+    session = _game_session(players)
+    assert b'"r":{}' in encode(session)

@@ -1,0 +1,82 @@
+"""Extract every translatable string from tgcheat/ into locales/tgcheat.pot (Babel) and merge it
+into each catalog; the English catalog's translations are its msgids.
+
+    python tools/update_catalogs.py            # rewrite the template and the catalogs
+    python tools/update_catalogs.py --check    # exit 1 if the template is out of date
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
+from babel.messages.pofile import read_po, write_po
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCALES = ROOT / "locales"
+TEMPLATE = LOCALES / "tgcheat.pot"
+KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None, "Nn_": (1, 2)}
+
+
+def extract() -> Catalog:
+    template = Catalog(project="tgcheat", charset="utf-8", fuzzy=False)
+    for filename, lineno, message, comments, context in extract_from_dir(
+        str(ROOT / "tgcheat"), method_map=[("**.py", "python")], keywords=KEYWORDS
+    ):
+        template.add(
+            message,
+            None,
+            [(f"tgcheat/{filename}", lineno)],
+            auto_comments=comments,
+            context=context,
+        )
+    return template
+
+
+def render(catalog: Catalog) -> bytes:
+    buffer = io.BytesIO()
+    write_po(buffer, catalog, width=100, omit_header=False, sort_output=False)
+    return buffer.getvalue()
+
+
+def without_dates(po: bytes) -> bytes:
+    return b"\n".join(
+        line for line in po.splitlines() if not line.startswith((b'"POT-Creation-Date', b'"PO-Revision-Date'))
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args()
+    template = extract()
+    rendered = render(template)
+    if args.check:
+        current = TEMPLATE.read_bytes() if TEMPLATE.exists() else b""
+        if without_dates(current) != without_dates(rendered):
+            print("locales/tgcheat.pot is out of date: run python tools/update_catalogs.py")
+            return 1
+        return 0
+    TEMPLATE.write_bytes(rendered)
+    for po_path in sorted(LOCALES.glob("*/LC_MESSAGES/tgcheat.po")):
+        language = po_path.parent.parent.name
+        with po_path.open("rb") as po_file:
+            catalog = read_po(po_file, locale=language)
+        catalog.update(template, no_fuzzy_matching=True)
+        catalog.obsolete.clear()
+        if language == "en":
+            for message in catalog:
+                if message.id:
+                    message.string = message.id
+                    message.flags.discard("fuzzy")
+        po_path.write_bytes(render(catalog))
+        print(f"updated {po_path.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
