@@ -44,9 +44,8 @@ def render(catalog: Catalog) -> bytes:
 
 
 def without_dates(po: bytes) -> bytes:
-    return b"\n".join(
-        line for line in po.splitlines() if not line.startswith((b'"POT-Creation-Date', b'"PO-Revision-Date'))
-    )
+    dated = (b'"POT-Creation-Date', b'"PO-Revision-Date')
+    return b"\n".join(line for line in po.splitlines() if not line.startswith(dated))
 
 
 def main() -> int:

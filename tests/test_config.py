@@ -1,0 +1,238 @@
+"""Config.from_env: every setting, missing and wrong, gives a one-line error naming it."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from tgcheat.config import Config, ConfigError, redact_url
+
+TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
+SECRET = "s3cret_-token"
+GOOD = {
+    "TELEGRAM_BOT_TOKEN": TOKEN,
+    "WEBHOOK_URL": "https://cheat.example.com/telegram",
+    "WEBHOOK_SECRET": SECRET,
+}
+
+
+def parse(need_webhook: bool = True, **overrides: str | None) -> Config:
+    env = {**GOOD, **overrides}
+    return Config.from_env(
+        {k: v for k, v in env.items() if v is not None}, need_webhook=need_webhook
+    )
+
+
+def error_of(need_webhook: bool = True, **overrides: str | None) -> str:
+    with pytest.raises(ConfigError) as info:
+        parse(need_webhook, **overrides)
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.strip() == message and message
+    return message
+
+
+# --- good values --------------------------------------------------------------------------
+
+
+def test_minimal_settings_for_polling() -> None:
+    config = Config.from_env({"TELEGRAM_BOT_TOKEN": TOKEN}, need_webhook=False)
+    assert config == Config(telegram_bot_token=TOKEN)
+    assert config.redis_url is None
+    assert config.webhook_url is None and config.webhook_secret is None
+    assert config.port == 8080
+    assert config.data_dir == "./data"
+    assert config.base_url == "https://api.telegram.org/bot"
+    assert config.base_file_url == "https://api.telegram.org/file/bot"
+    assert not config.uses_local_bot_api
+
+
+def test_all_settings() -> None:
+    config = parse(
+        REDIS_URL="rediss://user:pw@redis.example.com:6380/2",
+        PORT="5000",
+        TELEGRAM_API_BASE_URL="http://localhost:8081/bot",
+        TGCHEAT_DATA_DIR="/var/lib/tgcheat",
+    )
+    assert config.telegram_bot_token == TOKEN
+    assert config.redis_url == "rediss://user:pw@redis.example.com:6380/2"
+    assert config.webhook_url == "https://cheat.example.com/telegram"
+    assert config.webhook_path == "/telegram"
+    assert config.webhook_secret == SECRET
+    assert config.port == 5000
+    assert config.base_url == "http://localhost:8081/bot"
+    assert config.base_file_url == "http://localhost:8081/file/bot"
+    assert config.uses_local_bot_api
+    assert config.data_dir == "/var/lib/tgcheat"
+
+
+def test_config_is_frozen() -> None:
+    config = parse()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.port = 1  # type: ignore[misc]
+
+
+def test_repr_hides_secrets() -> None:
+    text = repr(parse(REDIS_URL="redis://:hunter2@h:6379"))
+    assert TOKEN not in text and SECRET not in text and "hunter2" not in text
+
+
+def test_empty_or_blank_values_count_as_unset() -> None:
+    config = parse(need_webhook=False, REDIS_URL="", PORT="  ", TGCHEAT_DATA_DIR="")
+    assert config.redis_url is None and config.port == 8080 and config.data_dir == "./data"
+
+
+def test_values_are_stripped() -> None:
+    assert parse(TELEGRAM_BOT_TOKEN=f"  {TOKEN}\n").telegram_bot_token == TOKEN
+
+
+def test_reads_os_environ_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", TOKEN)
+    monkeypatch.setenv("PORT", "9999")
+    assert Config.from_env(need_webhook=False).port == 9999
+
+
+@pytest.mark.parametrize(
+    ("url", "path", "normalized"),
+    [
+        ("https://cheat.example.com", "/telegram", "https://cheat.example.com/telegram"),
+        ("https://cheat.example.com/", "/telegram", "https://cheat.example.com/telegram"),
+        ("https://cheat.example.com/hook/abc", "/hook/abc", "https://cheat.example.com/hook/abc"),
+        ("https://cheat.example.com:8443/t", "/t", "https://cheat.example.com:8443/t"),
+        ("https://cheat.example.com/t?x=1", "/t", "https://cheat.example.com/t?x=1"),
+    ],
+)
+def test_webhook_url_path(url: str, path: str, normalized: str) -> None:
+    config = parse(WEBHOOK_URL=url)
+    assert config.webhook_path == path
+    assert config.webhook_url == normalized
+
+
+def test_webhook_is_optional_for_polling_but_checked_when_set() -> None:
+    config = parse(need_webhook=False, WEBHOOK_URL=None, WEBHOOK_SECRET=None)
+    assert config.webhook_url is None
+    assert "WEBHOOK_URL" in error_of(need_webhook=False, WEBHOOK_URL="ftp://x")
+
+
+def test_local_bot_api_server_allows_http_webhook_on_any_port() -> None:
+    config = parse(
+        TELEGRAM_API_BASE_URL="http://127.0.0.1:8081/bot",
+        WEBHOOK_URL="http://127.0.0.1:5000/tg",
+    )
+    assert config.webhook_url == "http://127.0.0.1:5000/tg"
+
+
+@pytest.mark.parametrize(
+    ("given", "base_url", "base_file_url"),
+    [
+        ("http://localhost:8081/bot", "http://localhost:8081/bot", "http://localhost:8081/file/bot"),
+        ("http://localhost:8081/bot/", "http://localhost:8081/bot", "http://localhost:8081/file/bot"),
+        ("http://localhost:8081", "http://localhost:8081/bot", "http://localhost:8081/file/bot"),
+        ("https://api.example.org/tg/bot", "https://api.example.org/tg/bot",
+         "https://api.example.org/tg/file/bot"),
+    ],
+)  # fmt: skip
+def test_api_base_url(given: str, base_url: str, base_file_url: str) -> None:
+    config = parse(TELEGRAM_API_BASE_URL=given)
+    assert config.base_url == base_url
+    assert config.base_file_url == base_file_url
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["redis://localhost", "redis://:pw@localhost:6379/0", "rediss://h:6380", "unix:///run/r.sock"],
+)
+def test_redis_url_good(url: str) -> None:
+    assert parse(REDIS_URL=url).redis_url == url
+
+
+@pytest.mark.parametrize("port", ["1", "443", "65535"])
+def test_port_good(port: str) -> None:
+    assert parse(PORT=port).port == int(port)
+
+
+@pytest.mark.parametrize("secret", ["a", "A-z_09", "x" * 256])
+def test_webhook_secret_good(secret: str) -> None:
+    assert parse(WEBHOOK_SECRET=secret).webhook_secret == secret
+
+
+# --- missing and wrong values ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["TELEGRAM_BOT_TOKEN", "WEBHOOK_URL", "WEBHOOK_SECRET"])
+@pytest.mark.parametrize("value", [None, "", "   "])
+def test_required_setting_missing(name: str, value: str | None) -> None:
+    message = error_of(**{name: value})
+    assert message.startswith(f"{name} is not set")
+
+
+def test_missing_token_says_where_to_get_one() -> None:
+    assert "@BotFather" in error_of(TELEGRAM_BOT_TOKEN=None)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("TELEGRAM_BOT_TOKEN", "not-a-token"),
+        ("TELEGRAM_BOT_TOKEN", "abc:def"),
+        ("TELEGRAM_BOT_TOKEN", "123456:"),
+        ("TELEGRAM_BOT_TOKEN", "123456:with space"),
+        ("REDIS_URL", "http://localhost:6379"),
+        ("REDIS_URL", "localhost:6379"),
+        ("REDIS_URL", "redis://"),
+        ("REDIS_URL", "redis://host:notaport"),
+        ("REDIS_URL", "unix://"),
+        ("WEBHOOK_URL", "http://cheat.example.com/telegram"),
+        ("WEBHOOK_URL", "cheat.example.com/telegram"),
+        ("WEBHOOK_URL", "https:///telegram"),
+        ("WEBHOOK_URL", "https://cheat.example.com:8080/telegram"),
+        ("WEBHOOK_URL", "https://cheat.example.com:99999/telegram"),
+        ("WEBHOOK_URL", "https://cheat.example.com/telegram#x"),
+        ("WEBHOOK_URL", "https://cheat.example.com/healthz"),
+        ("WEBHOOK_SECRET", "has space"),
+        ("WEBHOOK_SECRET", "dots.are.not.allowed"),
+        ("WEBHOOK_SECRET", "é"),
+        ("WEBHOOK_SECRET", "x" * 257),
+        ("PORT", "http"),
+        ("PORT", "0"),
+        ("PORT", "65536"),
+        ("PORT", "-1"),
+        ("PORT", "80.5"),
+        ("PORT", "٣"),  # a digit, but not an ASCII one
+        ("TELEGRAM_API_BASE_URL", "localhost:8081/bot"),
+        ("TELEGRAM_API_BASE_URL", "ftp://localhost/bot"),
+        ("TELEGRAM_API_BASE_URL", "http://localhost:8081/api"),
+        ("TELEGRAM_API_BASE_URL", "http://localhost:8081/bot?x=1"),
+    ],
+)
+def test_wrong_value(name: str, value: str) -> None:
+    message = error_of(**{name: value})
+    assert message.startswith(name)
+
+
+def test_data_dir_that_is_a_file(tmp_path: Path) -> None:
+    file = tmp_path / "file"
+    file.write_text("")
+    assert error_of(TGCHEAT_DATA_DIR=str(file)).startswith("TGCHEAT_DATA_DIR")
+
+
+@pytest.mark.parametrize("name", ["TELEGRAM_BOT_TOKEN", "WEBHOOK_SECRET"])
+def test_errors_do_not_echo_secrets(name: str) -> None:
+    value = "123456:has a secret" if name == "TELEGRAM_BOT_TOKEN" else "secret with spaces"
+    assert value not in error_of(**{name: value})
+
+
+def test_redis_url_error_hides_password() -> None:
+    assert "hunter2" not in error_of(REDIS_URL="http://user:hunter2@localhost:6379")
+
+
+def test_config_error_is_one_line() -> None:
+    assert str(ConfigError("a\nb  c")) == "a b c"
+
+
+def test_redact_url() -> None:
+    assert redact_url("redis://u:pw@h:1/0") == "redis://u:***@h:1/0"
+    assert redact_url("redis://:pw@h") == "redis://:***@h"
+    assert redact_url("redis://h:1") == "redis://h:1"

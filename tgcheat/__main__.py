@@ -1,0 +1,321 @@
+"""The command line: `tgcheat serve | set-webhook | poll`.
+
+Each command is a function `(args) -> exit status` registered in `build_parser`; adding one is
+an `add_parser` call and a `set_defaults(run=...)`. A wrong setting, an unreachable Redis or a
+token that Telegram refuses prints one line `tgcheat: ...` to stderr and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import importlib
+import logging
+import re
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Callable, Generator, Sequence
+from typing import Any, Protocol, cast
+
+import redis.asyncio
+import telegram
+import telegram.error
+import uvicorn
+from telegram.ext import Application, Updater
+from telegram.request import BaseRequest
+
+from tgcheat.config import Config, ConfigError
+from tgcheat.redis_connection import RedisStartError, open_redis
+from tgcheat.web import create_web_app
+
+__all__ = ["build_parser", "main"]
+
+_LOGGER = logging.getLogger("tgcheat")
+
+_TOKEN_IN_TEXT = re.compile(r"[0-9]+:[A-Za-z0-9_-]{20,}")
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_STARTUP = 2  # a setting, Redis or the token: the operator must fix something
+EXIT_INTERRUPTED = 130
+
+# Seconds uvicorn lets requests in hand finish after SIGTERM; platforms allow about 30 before
+# they kill the process.
+GRACEFUL_SHUTDOWN_S = 10
+
+AnyApplication = Application[Any, Any, Any, Any, Any, Any]
+
+
+class StartupError(Exception):
+    """The program cannot start; the message is one line for the operator."""
+
+
+class _BotModule(Protocol):
+    """What `tgcheat.bot.app` provides."""
+
+    ALLOWED_UPDATES: list[str]
+
+    def build_application(
+        self,
+        config: Config,
+        redis: redis.asyncio.Redis,
+        *,
+        request: BaseRequest | None = None,
+    ) -> AnyApplication: ...
+
+    async def register_commands(self, bot: telegram.Bot) -> None: ...
+
+
+def _bot_module() -> _BotModule:
+    # Imported when a command runs, so that `--help` and the settings check work without it.
+    return cast(_BotModule, importlib.import_module("tgcheat.bot.app"))
+
+
+# --- serve ---------------------------------------------------------------------------------
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    config = Config.from_env(need_webhook=True)
+    return asyncio.run(_serve(config))
+
+
+async def _serve(config: Config) -> int:
+    listener = _listen(config.port)
+    try:
+        redis_client, close_redis = await open_redis(config)
+        try:
+            application = _bot_module().build_application(config, redis_client)
+            # Checks the token (getMe) before Telegram's requests can arrive; the lifespan's own
+            # initialize() is then a no-op.
+            await application.initialize()
+            web_app = create_web_app(application, redis_client, config)
+            server = _Server(
+                uvicorn.Config(
+                    web_app,
+                    lifespan="on",
+                    log_config=None,
+                    access_log=False,
+                    server_header=False,
+                    timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+                )
+            )
+            _LOGGER.info("Serving on 0.0.0.0:%d", config.port)
+            await server.serve(sockets=[listener])
+            if not server.started:
+                raise StartupError("the web server did not start; see the log above")
+        finally:
+            await close_redis()
+    finally:
+        listener.close()
+    _LOGGER.info("Stopped")
+    return EXIT_OK
+
+
+def _listen(port: int) -> socket.socket:
+    """The server's socket on 0.0.0.0:port, bound now so that a busy port is a clear error."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("0.0.0.0", port))
+    except OSError as exc:
+        sock.close()
+        raise StartupError(f"cannot listen on PORT {port}: {exc.strerror or exc}") from exc
+    return sock
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, except that it does not re-raise SIGTERM/SIGINT once it has shut down
+    gracefully: `serve` then closes Redis and the program exits with status 0."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        originals = {
+            sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)
+        }
+        try:
+            yield
+        finally:
+            for sig, handler in originals.items():
+                signal.signal(sig, handler)
+
+
+# --- set-webhook ---------------------------------------------------------------------------
+
+
+def _run_set_webhook(args: argparse.Namespace) -> int:
+    config = Config.from_env(need_webhook=True)
+    print(asyncio.run(_set_webhook(config)))
+    return EXIT_OK
+
+
+async def _set_webhook(config: Config) -> str:
+    bot_module = _bot_module()
+    assert config.webhook_url is not None and config.webhook_secret is not None
+    bot = telegram.Bot(
+        config.telegram_bot_token, base_url=config.base_url, base_file_url=config.base_file_url
+    )
+    async with bot:
+        await bot.set_webhook(
+            url=config.webhook_url,
+            secret_token=config.webhook_secret,
+            allowed_updates=bot_module.ALLOWED_UPDATES,
+            drop_pending_updates=False,
+        )
+        await bot_module.register_commands(bot)
+    return f"Webhook of @{bot.username} set to {config.webhook_url}; bot commands registered"
+
+
+# --- poll ----------------------------------------------------------------------------------
+
+
+def _run_poll(args: argparse.Namespace) -> int:
+    config = Config.from_env(need_webhook=False)
+    # One event loop for everything: the Redis client belongs to the loop that opened it, so
+    # PTB's run_polling (which runs a loop of its own) is not used.
+    return asyncio.run(_poll(config))
+
+
+async def _poll(config: Config) -> int:
+    redis_client, close_redis = await open_redis(config)
+    try:
+        bot_module = _bot_module()
+        application = bot_module.build_application(config, redis_client)
+        await application.initialize()
+        try:
+            bot = application.bot
+            webhook = await bot.get_webhook_info()
+            if webhook.url:
+                _LOGGER.warning(
+                    "Removing the webhook %s so that polling can work; "
+                    "run `tgcheat set-webhook` to restore it",
+                    webhook.url,
+                )
+            await bot.delete_webhook(drop_pending_updates=False)
+            # The bot's builder may or may not give the application an Updater.
+            updater = application.updater
+            own_updater = updater is None
+            if updater is None:
+                updater = Updater(bot=bot, update_queue=application.update_queue)
+                await updater.initialize()
+            try:
+                await application.start()
+                await updater.start_polling(allowed_updates=bot_module.ALLOWED_UPDATES)
+                _LOGGER.info("Polling as @%s; press Ctrl+C to stop", bot.username)
+                await _wait_for_stop_signal()
+                _LOGGER.info("Stopping")
+            finally:
+                if updater.running:
+                    await updater.stop()
+                if application.running:
+                    await application.stop()
+                if own_updater:
+                    await updater.shutdown()
+        finally:
+            await application.shutdown()
+    finally:
+        await close_redis()
+    _LOGGER.info("Stopped")
+    return EXIT_OK
+
+
+async def _wait_for_stop_signal() -> None:
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    signals = (signal.SIGINT, signal.SIGTERM)
+    for sig in signals:
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        for sig in signals:
+            loop.remove_signal_handler(sig)
+
+
+# --- the parser and main -------------------------------------------------------------------
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tgcheat",
+        description="A Telegram bot that runs the bluffing card game Cheat in group chats. "
+        "Settings come from the environment (see README.md).",
+    )
+    parser.add_argument(
+        "--log-level",
+        default="INFO",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="how much to log (default: INFO)",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name: str, run: Command, help: str) -> argparse.ArgumentParser:
+        command = commands.add_parser(name, help=help, description=help)
+        command.set_defaults(run=run)
+        return command
+
+    add(
+        "serve",
+        _run_serve,
+        "serve Telegram's webhook and /healthz on $PORT (needs WEBHOOK_URL, WEBHOOK_SECRET)",
+    )
+    add(
+        "set-webhook",
+        _run_set_webhook,
+        "register WEBHOOK_URL with Telegram and set the bot's command menu (a release step)",
+    )
+    add("poll", _run_poll, "run the bot with long polling, for a laptop (removes the webhook)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    _configure_logging(args.log_level)
+    run = cast(Command, args.run)
+    try:
+        return run(args)
+    except (ConfigError, RedisStartError, StartupError) as exc:
+        return _fail(str(exc), EXIT_STARTUP)
+    except telegram.error.InvalidToken:
+        return _fail(
+            "Telegram refused TELEGRAM_BOT_TOKEN: check it with @BotFather (/token)", EXIT_STARTUP
+        )
+    except telegram.error.NetworkError as exc:
+        return _fail(f"cannot reach the Telegram Bot API: {_one_line(exc)}", EXIT_STARTUP)
+    except telegram.error.TelegramError as exc:
+        return _fail(f"Telegram answered: {_one_line(exc)}", EXIT_FAILURE)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+
+
+def _fail(message: str, status: int) -> int:
+    print(f"tgcheat: {message}", file=sys.stderr)
+    return status
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    # Some of python-telegram-bot's messages quote the token.
+    return _TOKEN_IN_TEXT.sub("***", text)
+
+
+def _configure_logging(level: str) -> None:
+    logging.basicConfig(
+        level=level,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    # httpx logs every request at INFO with its URL, and a Bot API URL contains the token.
+    logging.getLogger("httpx").setLevel(max(logging.WARNING, logging.getLevelName(level)))
+    logging.getLogger("httpcore").setLevel(logging.WARNING)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

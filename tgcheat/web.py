@@ -1,0 +1,138 @@
+"""The web server: Telegram's webhook and a health check for the platform.
+
+POST <path of WEBHOOK_URL>: one update from Telegram. It is processed inside the request, so
+that a failure answers 500 and Telegram delivers the update again later (the store ignores an
+update it has already handled).
+GET /healthz: 200 when Redis answers a PING, else 503.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import hmac
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import redis.asyncio
+import telegram
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+from telegram.ext import Application, ContextTypes
+
+from tgcheat.config import HEALTH_PATH, Config
+
+__all__ = ["SECRET_HEADER", "create_web_app"]
+
+_LOGGER = logging.getLogger(__name__)
+
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+_HEALTH_TIMEOUT_S = 2.0
+
+# The handler errors of the update being processed in this request. python-telegram-bot hands
+# a handler's exception to the error handlers and does not re-raise it, so an error handler that
+# we add reports it here: the request then answers 500 and Telegram re-delivers the update.
+# A list, so that an error handler running in a task (block=False) still reaches this request.
+_REQUEST_ERRORS: contextvars.ContextVar[list[BaseException] | None] = contextvars.ContextVar(
+    "tgcheat_web_request_errors", default=None
+)
+
+AnyApplication = Application[Any, Any, Any, Any, Any, Any]
+
+
+def create_web_app(
+    application: AnyApplication,
+    redis_client: redis.asyncio.Redis,
+    config: Config,
+) -> Starlette:
+    """The ASGI app for `tgcheat serve`.
+
+    Its lifespan initializes and starts `application` (which needs no Updater) and stops it at
+    shutdown. Closing Redis is left to whoever opened it.
+
+    A handler's exception answers 500 so that Telegram re-delivers the update, unless one of the
+    bot's own error handlers (registered before this call) raises `ApplicationHandlerStop`,
+    which says the error is handled. Logging the error is done here either way.
+    """
+    secret = config.webhook_secret
+    if not secret:
+        raise ValueError("create_web_app needs a Config with webhook_secret (WEBHOOK_SECRET)")
+    expected = secret.encode()
+
+    application.add_error_handler(_report_error_to_request)
+
+    async def webhook(request: Request) -> Response:
+        given = request.headers.get(SECRET_HEADER, "").encode("utf-8", "replace")
+        if not hmac.compare_digest(given, expected):
+            _LOGGER.warning("Webhook call with a missing or wrong secret token, refused")
+            return PlainTextResponse("forbidden", status_code=403)
+        body = await request.body()
+        try:
+            data = json.loads(body)
+        except ValueError:
+            _LOGGER.warning("Webhook call with a body that is not JSON, refused")
+            return PlainTextResponse("bad request: body is not JSON", status_code=400)
+        if not isinstance(data, dict):
+            return PlainTextResponse("bad request: not an update", status_code=400)
+        try:
+            update = telegram.Update.de_json(data, application.bot)
+        except Exception:
+            _LOGGER.warning("Webhook call with a body that is not an update", exc_info=True)
+            return PlainTextResponse("bad request: not an update", status_code=400)
+
+        errors: list[BaseException] = []
+        token = _REQUEST_ERRORS.set(errors)
+        try:
+            await application.process_update(update)
+        except Exception:
+            _LOGGER.exception("Processing update %s failed", update.update_id)
+            return PlainTextResponse("error", status_code=500)
+        finally:
+            _REQUEST_ERRORS.reset(token)
+        if errors:
+            # Already logged by _report_error_to_request.
+            return PlainTextResponse("error", status_code=500)
+        return Response(status_code=200)
+
+    async def health(request: Request) -> Response:
+        try:
+            await asyncio.wait_for(redis_client.ping(), _HEALTH_TIMEOUT_S)
+        except Exception as exc:
+            _LOGGER.warning("Health check: Redis is down: %s", exc)
+            return JSONResponse({"ok": False, "redis": "down"}, status_code=503)
+        return JSONResponse({"ok": True, "redis": "up"})
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # Without an Updater, start() only runs the update queue's consumer; updates arrive
+        # through process_update above.
+        await application.initialize()
+        await application.start()
+        _LOGGER.info("Webhook listening on %s", config.webhook_path)
+        try:
+            yield
+        finally:
+            await application.stop()
+            await application.shutdown()
+
+    return Starlette(
+        routes=[
+            Route(config.webhook_path, webhook, methods=["POST"]),
+            Route(HEALTH_PATH, health, methods=["GET", "HEAD"]),
+        ],
+        lifespan=lifespan,
+    )
+
+
+async def _report_error_to_request(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+    errors = _REQUEST_ERRORS.get()
+    error = context.error
+    update_id = update.update_id if isinstance(update, telegram.Update) else None
+    _LOGGER.error("Handling update %s failed", update_id, exc_info=error)
+    if errors is not None and error is not None:
+        errors.append(error)
