@@ -303,14 +303,14 @@ class Handlers:
         try:
             press = parse(query.data)
         except BadCallback:
-            await query.answer(tr._("This button is not valid."), show_alert=False)
+            await self.sender.answer(query, tr._("This button is not valid."))
             return
         try:
             await self._dispatch(update, query, press, tr)
         except Refused as refused:
-            await query.answer(tr._(refused.message))
+            await self.sender.answer(query, tr._(refused.message))
         except ActionRefused as refused:
-            await query.answer(views.refusal_text(tr, refused.reason))
+            await self.sender.answer(query, views.refusal_text(tr, refused.reason))
 
     async def _dispatch(
         self, update: Update, query: CallbackQuery, press: Press, tr: Translator
@@ -376,7 +376,7 @@ class Handlers:
             return dataclasses.replace(current, lobby=None, game=state), tuple(events)
 
         committed = await self.store.transact(press.chat_id, deal, update_id=update.update_id)
-        await query.answer()
+        await self.sender.answer(query)
         await self._publish(committed, first_deal=True)
 
     async def _cancel_lobby(
@@ -393,7 +393,7 @@ class Handlers:
 
         committed = await self.store.transact(session.chat_id, close, update_id=update.update_id)
         if query is not None:
-            await query.answer()
+            await self.sender.answer(query)
         if committed.changed:
             await self.publisher.close_lobby(session, committed.messages)
 
@@ -415,7 +415,7 @@ class Handlers:
             if sum(selected.values()) > play_limit(game, seat):
                 raise ActionRefused(Refusal.BAD_CARD_COUNT)
             selection = "".join(rank.code for rank in sorted(selected.elements()))
-        await query.answer()
+        await self.sender.answer(query)
         view = views.hand_view(tr, session, game, seat, session.title, selection)
         message = query.message
         if message is not None:
@@ -449,7 +449,7 @@ class Handlers:
             await self._reply(update, tr, text)
             return
         if query is not None:
-            await query.answer(tr._(answer) if answer and committed.changed else None)
+            await self.sender.answer(query, tr._(answer) if answer and committed.changed else None)
         await self._publish(committed)
 
     async def _publish(

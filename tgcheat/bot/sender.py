@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from telegram import Bot, InlineKeyboardMarkup, LinkPreviewOptions, Message
+from telegram import Bot, CallbackQuery, InlineKeyboardMarkup, LinkPreviewOptions, Message
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden
 
@@ -34,6 +34,13 @@ class Sender:
         except Forbidden as error:
             log.info("chat %s unreachable: %s", chat_id, error.message)
             return None
+
+    async def answer(self, query: CallbackQuery, text: str | None = None) -> None:
+        """Answer a button press; a re-delivered press may already have been answered."""
+        try:
+            await query.answer(text)
+        except BadRequest as error:
+            log.info("callback %s not answered: %s", query.id, error.message)
 
     async def edit(self, chat_id: int, message_id: int, view: View) -> bool:
         """Edit a message in place. False when it no longer exists (deleted by someone), so the

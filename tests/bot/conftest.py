@@ -1,0 +1,63 @@
+"""The bot, offline: a real python-telegram-bot Application on a real Redis, fed real update JSON;
+every request it sends goes to FakeTelegram, which checks it against the Bot API."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest_asyncio
+from redis.asyncio import Redis
+from telegram import Update
+from telegram.ext import Application
+
+from tests.support.fake_telegram import FakeTelegram
+from tests.support.updates import UpdateFactory, User, group
+from tgcheat.bot.app import build_application
+from tgcheat.config import Config
+from tgcheat.store.games import GameStore
+
+TOKEN = "123456:TEST-token-for-offline-tests"
+GROUP_ID = -1001234567890
+
+
+@dataclass
+class BotHarness:
+    app: Application[Any, Any, Any, Any, Any, Any]
+    fake: FakeTelegram
+    updates: UpdateFactory
+    group: dict[str, Any]
+    store: GameStore
+
+    async def feed(self, update: dict[str, Any]) -> None:
+        await self.app.process_update(Update.de_json(update, self.app.bot))
+
+    async def command(self, user: User, text: str, chat: dict[str, Any] | None = None) -> None:
+        name, _, args = text.partition(" ")
+        await self.feed(self.updates.command(chat or self.group, user, name, args or None))
+
+    async def press(self, user: User, chat_id: int, button: Any) -> None:
+        await self.feed(self.updates.press(self.fake, user, chat_id, button))
+
+    async def start_private(self, user: User, payload: str | None = None) -> None:
+        await self.feed(self.updates.start_private(user, payload))
+
+
+async def make_harness(redis: Redis, fake: FakeTelegram | None = None) -> BotHarness:
+    fake = fake or FakeTelegram()
+    app = build_application(Config(telegram_bot_token=TOKEN), redis, request=fake)
+    await app.initialize()
+    return BotHarness(
+        app, fake, UpdateFactory(fake), group(GROUP_ID, "Friday <cards> & co"), GameStore(redis)
+    )
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def bot(redis: Redis) -> AsyncIterator[BotHarness]:
+    harness = await make_harness(redis)
+    try:
+        yield harness
+    finally:
+        await harness.app.shutdown()
+    harness.fake.assert_clean()

@@ -1,0 +1,47 @@
+"""Driving players through the bot's buttons, as a person on a phone would."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from tests.bot.conftest import GROUP_ID, BotHarness
+from tests.support.updates import User
+from tgcheat.bot.callbacks import Op, parse
+from tgcheat.engine.cards import Rank
+from tgcheat.engine.state import GameState
+
+
+def has_op(op: Op, rank: Rank | None = None) -> Any:
+    def matches(button: dict[str, Any]) -> bool:
+        data = button.get("callback_data")
+        if not data:
+            return False
+        press = parse(data)
+        return press.op is op and (rank is None or press.rank is rank)
+
+    return matches
+
+
+def start_payload(url: str) -> str:
+    return parse_qs(urlsplit(url).query)["start"][0]
+
+
+async def join_by_button(bot: BotHarness, user: User) -> None:
+    """Tap the lobby's Join button: a deep link that opens the private chat with /start."""
+    found = bot.fake.find_button(GROUP_ID, lambda b: "url" in b and "start=j" in b["url"])
+    assert found is not None, "the lobby has a Join button"
+    await bot.start_private(user, start_payload(found[1]["url"]))
+
+
+async def game_state(bot: BotHarness) -> GameState:
+    session, _ = await bot.store.load(GROUP_ID)
+    assert session is not None and session.game is not None
+    return session.game
+
+
+async def play(bot: BotHarness, user: User, ranks: list[Rank]) -> None:
+    """Pick one card of each rank listed (repeats for more), then press Play."""
+    for rank in ranks:
+        await bot.press(user, user.id, has_op(Op.PICK, rank))
+    await bot.press(user, user.id, has_op(Op.PLAY))
