@@ -1,0 +1,46 @@
+"""The real bot behind the real webhook endpoint: HTTP POSTs of update JSON."""
+
+from __future__ import annotations
+
+import httpx
+from redis.asyncio import Redis
+
+from tests.bot.conftest import GROUP_ID, TOKEN
+from tests.support.fake_telegram import FakeTelegram
+from tests.support.updates import UpdateFactory, User, group
+from tgcheat.bot.app import build_application
+from tgcheat.config import Config
+from tgcheat.web import create_web_app
+
+SECRET = "s3cret-token_for-tests"
+
+
+async def test_updates_posted_to_the_webhook_run_the_game(redis: Redis) -> None:
+    fake = FakeTelegram()
+    config = Config(
+        telegram_bot_token=TOKEN,
+        webhook_url="https://cheat.example.com/telegram",
+        webhook_secret=SECRET,
+    )
+    application = build_application(config, redis, request=fake)
+    app = create_web_app(application, redis, config)
+    updates = UpdateFactory(fake)
+    alice = User(11, "Alice")
+    headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            new = updates.command(group(GROUP_ID), alice, "/new")
+            refused = await client.post("/telegram", json=new)
+            assert refused.status_code == 403
+            assert not fake.calls_to("sendMessage")
+            answer = await client.post("/telegram", json=new, headers=headers)
+            assert answer.status_code == 200
+            lobby = fake.last_message(GROUP_ID)
+            assert "a new game is open" in (lobby.plain_text or "")
+            again = await client.post("/telegram", json=new, headers=headers)
+            assert again.status_code == 200
+            assert len(fake.calls_to("sendMessage")) == 1
+            health = await client.get("/healthz")
+            assert health.json() == {"ok": True, "redis": "up"}
+    fake.assert_clean()
