@@ -5,84 +5,132 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from tgcheat.engine.actions import Accept, Action, Challenge, Play
+from tgcheat.engine.actions import (
+    Accept,
+    Action,
+    Challenge,
+    Pass,
+    PassVote,
+    Play,
+    ResolveChallenges,
+)
+from tgcheat.engine.ai import choose_action
 from tgcheat.engine.cards import Card, Rank, Suit, full_deck
-from tgcheat.engine.game import apply, awaited, challengeable, claimable_ranks, play_limit
-from tgcheat.engine.rules import Rules
+from tgcheat.engine.game import (
+    apply,
+    awaited,
+    can_pass,
+    challengeable,
+    claimable_ranks,
+    pending_deadline_ms,
+    play_limit,
+)
+from tgcheat.engine.rules import Jokers, Rules
 from tgcheat.engine.state import GameState, Phase, Player
 
 
 def card(label: str, deck: int = 0) -> Card:
-    """A card from a label such as ``7♣``, ``10♦`` or ``K♠``."""
+    """A card from a label such as ``7♣``, ``10♦``, ``K♠`` or ``★`` (a joker)."""
+    if label.startswith("★"):
+        return Card.make(Rank.JOKER, Suit(int(label[1:] or 0)), deck)
     rank_part, suit_symbol = label[:-1], label[-1]
     rank = next(r for r in Rank if r.symbol == rank_part)
     suit = next(s for s in Suit if s.symbol == suit_symbol)
     return Card.make(rank, suit, deck)
 
 
-def cards(*labels: str) -> tuple[Card, ...]:
-    return tuple(card(label) for label in labels)
+def cards(*labels: str, deck: int = 0) -> tuple[Card, ...]:
+    return tuple(card(label, deck) for label in labels)
 
 
 def state_with(
     hands: Sequence[Sequence[Card]],
     *,
-    pile: Sequence[Card] = (),
+    pile: Sequence[Card] | None = None,
     required: Rank | None = Rank.ACE,
     turn: int = 0,
     rules: Rules | None = None,
     plays: int = 0,
+    rest_to: int | None = None,
 ) -> GameState:
-    """A game in progress with explicit hands; the rest of the deck sits in the pile (so cards
-    are conserved) unless ``pile`` names it."""
+    """A game in progress with explicit hands. The rest of the deck(s) sits in the pile (so
+    cards are conserved), or in the hand of seat ``rest_to`` when given (then the pile is
+    exactly ``pile``)."""
+    rules = rules or Rules()
     names = "ABCDEFGHIJ"
+    pile = tuple(pile or ())
     held = {c for hand in hands for c in hand} | set(pile)
-    rest = tuple(c for c in full_deck() if c not in held)
+    deck = full_deck(rules.deck_count(len(hands)), rules.jokers is Jokers.WILD)
+    rest = tuple(c for c in deck if c not in held)
+    final_hands = [tuple(hand) for hand in hands]
+    if rest_to is None:
+        pile = pile + rest
+    else:
+        final_hands[rest_to] += rest
     return GameState(
-        rules=rules or Rules(),
+        rules=rules,
         players=tuple(
             Player(user_id=100 + i, name=names[i], hand=tuple(sorted(hand)))
-            for i, hand in enumerate(hands)
+            for i, hand in enumerate(final_hands)
         ),
         dealer=len(hands) - 1,
         turn=turn,
         required=required,
-        pile=tuple(pile) + rest,
+        pile=pile,
         plays=plays,
     )
 
 
-def random_action(state: GameState, rng: random.Random) -> Action:
-    """A legal action chosen at random, with bluffs, challenges and accepts."""
+def random_action(state: GameState, rng: random.Random, now_ms: int = 0) -> Action:
+    """A legal action chosen at random, with bluffs, challenges, accepts, passes and votes."""
+    deadline = pending_deadline_ms(state)
+    if deadline is not None:
+        joiners = [(s, c) for s in state.active_seats() for c in challengeable(state, s)]
+        if joiners and now_ms <= deadline and rng.random() < 0.4:
+            seat, claim = rng.choice(joiners)
+            return Challenge(seat, claim.number, now_ms)
+        return ResolveChallenges(max(now_ms, deadline))
     if state.phase is Phase.FINAL_CHECK:
         seat = rng.choice(sorted(awaited(state)))
         claim = state.open_claims[-1]
         if rng.random() < 0.4:
-            return Challenge(seat, claim.number)
+            return Challenge(seat, claim.number, now_ms)
         return Accept(seat, claim.number)
+    if state.vote_by is not None and rng.random() < 0.9:
+        seat = rng.choice(sorted(awaited(state)))
+        return PassVote(seat, rng.random() < 0.7)
     challengers = [
-        (seat, claim)
-        for seat in state.active_seats()
-        for claim in challengeable(state, seat)
+        (seat, claim) for seat in state.active_seats() for claim in challengeable(state, seat)
     ]
     if challengers and rng.random() < 0.25:
         seat, claim = rng.choice(challengers)
-        return Challenge(seat, claim.number)
+        return Challenge(seat, claim.number, now_ms)
     seat = state.turn
+    if can_pass(state, seat) and rng.random() < 0.3:
+        return Pass(seat)
     hand = list(state.players[seat].hand)
     count = rng.randint(1, play_limit(state, seat))
     rank = rng.choice(claimable_ranks(state))
     true_cards = [c for c in hand if c.rank is rank]
-    if true_cards and rng.random() < 0.7:
-        chosen = true_cards[:count]
-    else:
-        chosen = rng.sample(hand, count)
+    chosen = true_cards[:count] if true_cards and rng.random() < 0.7 else rng.sample(hand, count)
     return Play(seat, tuple(chosen), rank)
 
 
+def ai_action(state: GameState, rng: random.Random, now_ms: int = 0) -> Action:
+    """The next action of a table of computer players (the clock when it waits for it)."""
+    deadline = pending_deadline_ms(state)
+    if deadline is not None:
+        return ResolveChallenges(max(now_ms, deadline))
+    for seat in sorted(awaited(state)):
+        action = choose_action(state, seat, rng, now_ms)
+        if action is not None:
+            return action
+    raise AssertionError("nobody can act")
+
+
 def play_out(state: GameState, rng: random.Random, max_steps: int = 10_000) -> GameState:
-    for _ in range(max_steps):
+    for step in range(max_steps):
         if state.phase is Phase.FINISHED:
             return state
-        state, _events = apply(state, random_action(state, rng))
+        state, _events = apply(state, random_action(state, rng, step * 1000))
     raise AssertionError("game did not end")

@@ -1,38 +1,90 @@
-"""Invariants over random games (hypothesis): cards are conserved, exactly one player is to act,
-every game ends within the move cap."""
+"""Invariants over random games and random valid option sets (hypothesis): cards are conserved
+with one or two decks and jokers, exactly one player is to act while playing, every game ends
+(within the move cap; and, with no cap, still ends)."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tgcheat.engine.actions import Leave, Timeout
-from tgcheat.engine.game import apply, awaited, new_game, random_seating
-from tgcheat.engine.rules import PRESETS
+from tgcheat.engine.actions import Action, Leave, Timeout
+from tgcheat.engine.game import apply, new_game, random_seating
+from tgcheat.engine.invariants import violations
+from tgcheat.engine.rules import (
+    PRESETS,
+    AfterChallenge,
+    ChallengePriority,
+    Challengers,
+    ChallengeWindow,
+    FinalCheck,
+    InvalidRules,
+    Jokers,
+    Passing,
+    RankRule,
+    Rules,
+)
 from tgcheat.engine.state import EndReason, GameState, Phase
 
-from .helpers import random_action
+from .helpers import ai_action, random_action
+
+#: Bound for games without a move cap: far beyond any game seen (medians are in the hundreds).
+UNCAPPED_STEPS = 60_000
 
 
-def _check_invariants(state: GameState, deck_size: int) -> None:
-    assert state.deck_size == deck_size
-    every_card = [c for p in state.players for c in p.hand] + [*state.pile, *state.set_aside]
-    assert len(set(every_card)) == deck_size
-    if state.phase is Phase.PLAYING:
-        assert len(awaited(state)) == 1
-        assert not state.players[state.turn].left
-        assert state.players[state.turn].hand
-    elif state.phase is Phase.FINAL_CHECK:
-        assert awaited(state)
-        assert state.open_claims and state.open_claims[-1].final
-    else:
-        assert awaited(state) == frozenset()
-        assert state.result is not None
+@st.composite
+def setups(draw: st.DrawFn, *, move_caps: tuple[int, ...] = (10, 60, 300)) -> tuple[Rules, int]:
+    """A valid option set (filtered with ``Rules.validate``) and a number of players for it."""
+    players = draw(st.integers(min_value=2, max_value=10))
+    rules = Rules(
+        rank_rule=draw(st.sampled_from(RankRule)),
+        challengers=draw(st.sampled_from(Challengers)),
+        after_challenge=draw(st.sampled_from(AfterChallenge)),
+        challenge_priority=draw(st.sampled_from(ChallengePriority)),
+        challenge_grace_s=draw(st.sampled_from([0, 1, 3])),
+        challenge_window=draw(st.sampled_from(ChallengeWindow)),
+        final_check=draw(st.sampled_from(FinalCheck)),
+        max_cards=draw(st.sampled_from([0, 1, 2, 4, 6])),
+        decks=draw(st.sampled_from([0, 1, 2])),
+        jokers=draw(st.sampled_from(Jokers)),
+        passing=draw(st.sampled_from(Passing)),
+        move_cap=draw(st.sampled_from(move_caps)),
+        min_players=2,
+        max_players=max(6, players),
+        afk_limit=draw(st.sampled_from([1, 3])),
+    )
+    try:
+        rules.validate()
+    except InvalidRules:
+        draw(st.nothing())
+    return rules, players
 
 
-@settings(max_examples=150, deadline=None)
+def _start(rules: Rules, players: int, seed: int) -> tuple[GameState, random.Random]:
+    rng = random.Random(seed)
+    seating = random_seating([(i, f"P{i}") for i in range(players)], rng)
+    state, _ = new_game(rules, seating, rng)
+    decks = rules.deck_count(players)
+    assert state.deck_size == decks * (54 if rules.jokers is Jokers.WILD else 52)
+    sizes = sorted(len(p.hand) for p in state.players)
+    assert sizes[-1] - sizes[0] <= 1
+    assert violations(state, state.deck_size) == []
+    return state, rng
+
+
+def _check_end(state: GameState) -> None:
+    result = state.result
+    assert result is not None
+    if result.reason is EndReason.WENT_OUT:
+        assert result.winner is not None
+        assert state.players[result.winner].hand == ()
+    if result.winner is not None:
+        assert dict(result.places)[result.winner] == 1
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     players=st.integers(min_value=3, max_value=6),
     seed=st.integers(min_value=0, max_value=2**32),
@@ -42,30 +94,85 @@ def _check_invariants(state: GameState, deck_size: int) -> None:
 def test_random_cheat_games_conserve_cards_and_end(
     players: int, seed: int, leave_chance: float, timeout_chance: float
 ) -> None:
-    rng = random.Random(seed)
     rules = PRESETS["cheat"]
-    seating = random_seating([(i, f"P{i}") for i in range(players)], rng)
-    state, _ = new_game(rules, seating, rng)
+    state, rng = _start(rules, players, seed)
+    assert state.deck_size == 52
+    _drive(state, rng, random_action, leave_chance, timeout_chance, 3 * rules.move_cap)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    setup=setups(),
+    seed=st.integers(min_value=0, max_value=2**32),
+    leave_chance=st.sampled_from([0.0, 0.005]),
+    timeout_chance=st.sampled_from([0.0, 0.03]),
+)
+def test_random_games_under_any_valid_options_keep_the_invariants(
+    setup: tuple[Rules, int], seed: int, leave_chance: float, timeout_chance: float
+) -> None:
+    rules, players = setup
+    state, rng = _start(rules, players, seed)
+    # Between two moves (plays and passes) only a bounded number of answers can happen:
+    # challenges, accepts, votes, the clock.
+    per_move = 4 * players + 4
+    _drive(state, rng, random_action, leave_chance, timeout_chance, per_move * rules.move_cap)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    setup=setups(move_caps=(0,)),
+    seed=st.integers(min_value=0, max_value=2**32),
+    leave_chance=st.sampled_from([0.0, 0.002]),
+    timeout_chance=st.sampled_from([0.0, 0.02]),
+)
+def test_games_without_a_cap_between_computer_players_end(
+    setup: tuple[Rules, int], seed: int, leave_chance: float, timeout_chance: float
+) -> None:
+    rules, players = setup
+    state, rng = _start(rules, players, seed)
+    _drive(state, rng, ai_action, leave_chance, timeout_chance, UNCAPPED_STEPS)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(setup=setups(move_caps=(0,)), seed=st.integers(min_value=0, max_value=2**32))
+def test_random_games_without_a_cap_end(setup: tuple[Rules, int], seed: int) -> None:
+    rules, players = setup
+    # Bounded examples: random play with one card a play and two players is a long random
+    # walk; keep to the tables the bot is for.
+    rules = dataclasses.replace(rules, max_cards=rules.max_cards or 4)
+    players = max(players, 3)
+    if rules.max_cards < 2:
+        rules = dataclasses.replace(rules, max_cards=2)
+    state, rng = _start(rules.validate(), players, seed)
+    _drive(state, rng, random_action, 0.0, 0.02, UNCAPPED_STEPS)
+
+
+def _drive(
+    state: GameState,
+    rng: random.Random,
+    chooser: object,
+    leave_chance: float,
+    timeout_chance: float,
+    max_steps: int,
+) -> None:
     deck_size = state.deck_size
-    assert deck_size == 52
-    sizes = sorted(len(p.hand) for p in state.players)
-    assert sizes[-1] - sizes[0] <= 1
+    rules = state.rules
     steps = 0
+    now = 0
     while state.phase is not Phase.FINISHED:
         steps += 1
-        assert state.plays <= rules.move_cap
+        assert steps <= max_steps, "the game did not end"
+        now += 700
         roll = rng.random()
+        action: Action
         if roll < leave_chance:
             action = Leave(rng.choice(state.active_seats()))
-        elif roll < leave_chance + timeout_chance:
+        elif roll < leave_chance + timeout_chance and not state.challenges:
             action = Timeout(state.plays, state.phase is Phase.FINAL_CHECK)
         else:
-            action = random_action(state, rng)
+            action = chooser(state, rng, now)  # type: ignore[operator]
         state, _ = apply(state, action)
-        _check_invariants(state, deck_size)
-    assert state.result is not None
-    assert state.plays <= rules.move_cap
-    if state.result.reason is EndReason.WENT_OUT:
-        assert state.result.winner is not None
-        assert state.players[state.result.winner].hand == ()
-    assert steps <= 3 * rules.move_cap
+        assert violations(state, deck_size) == [], action
+    if rules.move_cap:
+        assert state.plays <= rules.move_cap
+    _check_end(state)

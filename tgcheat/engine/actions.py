@@ -20,6 +20,9 @@ class Challenge:
     seat: int
     #: The number of the claim challenged (buttons carry it, so a stale press is refused).
     claim: int
+    #: When the press arrived (ms, any fixed origin). Only ``challenge_priority=clockwise``
+    #: reads it: presses within ``challenge_grace_s`` of the first one are collected.
+    now_ms: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +46,31 @@ class Timeout:
 
 
 @dataclass(frozen=True, slots=True)
+class ResolveChallenges:
+    """The clock: the grace period of the collected Cheat! presses has passed
+    (``challenge_priority=clockwise``); the nearest challenger clockwise from the claimant
+    wins the right to challenge. Refused before ``pending_deadline_ms``."""
+
+    now_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """Pass instead of playing (``passing``): at once under ``exhausted``, or ask the table
+    under ``vote``."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class PassVote:
+    """Agree (``yes``) or not to the open request to pass (``passing=vote``)."""
+
+    seat: int
+    yes: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Leave:
     seat: int
 
@@ -52,4 +80,4 @@ class Stop:
     """The game is ended by its creator or an admin."""
 
 
-Action = Play | Challenge | Accept | Timeout | Leave | Stop
+Action = Play | Challenge | Accept | Timeout | ResolveChallenges | Pass | PassVote | Leave | Stop

@@ -99,13 +99,11 @@ class Card(int):
 
     @property
     def rank(self) -> Rank:
-        index = int(self) % CODES_PER_DECK
-        return Rank.JOKER if index >= CARDS_PER_DECK else Rank(index % 13 + 1)
+        return _RANK_AT[int(self) % CODES_PER_DECK]
 
     @property
     def suit(self) -> Suit | None:
-        index = int(self) % CODES_PER_DECK
-        return None if index >= CARDS_PER_DECK else Suit(index // 13)
+        return _SUIT_AT[int(self) % CODES_PER_DECK]
 
     @property
     def label(self) -> str:
@@ -115,6 +113,15 @@ class Card(int):
 
     def __repr__(self) -> str:
         return f"Card({self.label}{'' if self.deck == 0 else f'/{self.deck}'})"
+
+
+# A card's rank and suit by its index within its deck (a lookup: ranks are read very often).
+_RANK_AT: tuple[Rank, ...] = tuple(
+    Rank.JOKER if i >= CARDS_PER_DECK else Rank(i % 13 + 1) for i in range(CODES_PER_DECK)
+)
+_SUIT_AT: tuple[Suit | None, ...] = tuple(
+    None if i >= CARDS_PER_DECK else Suit(i // 13) for i in range(CODES_PER_DECK)
+)
 
 
 def full_deck(decks: int = 1, jokers: bool = False) -> tuple[Card, ...]:

@@ -52,6 +52,54 @@ class ChallengeResolved:
     #: Seat that takes the pile, and how many cards that is.
     taker: int
     taken: int
+    #: Under ``challenge_priority=clockwise``: every seat that called Cheat! in the grace
+    #: period, the challenger among them (empty when the challenge resolved at once).
+    callers: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeCalled:
+    """``seat`` called Cheat! on ``claim`` under ``challenge_priority=clockwise``; others may
+    join until ``deadline_ms``, then the nearest caller clockwise from the claimant challenges."""
+
+    seat: int
+    claim: Claim
+    deadline_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class Passed:
+    """``seat`` passed instead of playing (``passing``); the table learns why: every card of
+    ``rank`` lies in the pile (``exhausted``), or the others agreed (``by_vote``)."""
+
+    seat: int
+    rank: Rank | None
+    by_vote: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PassRequested:
+    """``seat`` asks to pass (``passing=vote``); ``voters`` must all agree."""
+
+    seat: int
+    voters: frozenset[int]
+
+
+@dataclass(frozen=True, slots=True)
+class PassVoted:
+    seat: int
+    yes: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PassRefused:
+    """The request to pass failed: ``by`` said no (None: a voter's time ran out, or the
+    request was withdrawn). The asker must play."""
+
+    seat: int
+    by: int | None = None
+    #: The asker withdrew the request by playing, or a challenge interrupted the vote.
+    withdrawn: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +126,11 @@ Event = (
     | FinalPlayPending
     | FinalAccepted
     | ChallengeResolved
+    | ChallengeCalled
+    | Passed
+    | PassRequested
+    | PassVoted
+    | PassRefused
     | PlayerLeft
     | HandChanged
     | GameEnded

@@ -1,6 +1,6 @@
 """The rules in motion: ``new_game`` deals, ``apply`` turns a state and an action into the next
-state and the events that follow. Pure and deterministic: randomness comes in as an argument,
-so a transaction that is retried on a version conflict computes the same result.
+state and the events that follow. Pure and deterministic: randomness and the time come in as
+arguments, so a transaction that is retried on a version conflict computes the same result.
 """
 
 from __future__ import annotations
@@ -11,29 +11,51 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from tgcheat.engine.actions import Accept, Action, Challenge, Leave, Play, Stop, Timeout
+from tgcheat.engine.actions import (
+    Accept,
+    Action,
+    Challenge,
+    Leave,
+    Pass,
+    PassVote,
+    Play,
+    ResolveChallenges,
+    Stop,
+    Timeout,
+)
 from tgcheat.engine.cards import Card, Rank, full_deck
 from tgcheat.engine.events import (
     CardsPlayed,
+    ChallengeCalled,
     ChallengeResolved,
     Event,
     FinalAccepted,
     FinalPlayPending,
     GameEnded,
     HandChanged,
+    Passed,
+    PassRefused,
+    PassRequested,
+    PassVoted,
     PlayerLeft,
     TurnStarted,
 )
 from tgcheat.engine.rules import (
+    MAX_PLAYERS,
     AfterChallenge,
+    ChallengePriority,
     Challengers,
     ChallengeWindow,
     FinalCheck,
     Jokers,
+    Passing,
     RankRule,
     Rules,
 )
 from tgcheat.engine.state import Claim, EndReason, GameState, Phase, Player, Result
+
+#: Copies of each rank in one deck (suits never matter).
+COPIES_PER_DECK = 4
 
 
 class RandomSource(Protocol):
@@ -63,6 +85,27 @@ class Refusal(enum.StrEnum):
     TOO_FEW_PLAYERS = "too_few_players"
     ALREADY_JOINED = "already_joined"
     LOBBY_FULL = "lobby_full"
+    #: A Cheat! call is being settled (``challenge_priority=clockwise``): wait for the reveal.
+    CHALLENGE_PENDING = "challenge_pending"
+    #: This seat already called Cheat! on this play.
+    ALREADY_CHALLENGED = "already_challenged"
+    #: The clock fired before the deadline (``ResolveChallenges``).
+    TOO_EARLY = "too_early"
+    #: ``passing=never``: a player may not pass.
+    PASSING_OFF = "passing_off"
+    #: ``passing=exhausted``: some card of the required rank is still outside the pile.
+    RANK_NOT_EXHAUSTED = "rank_not_exhausted"
+    #: ``passing=vote``: a request to pass is already being voted on.
+    VOTE_PENDING = "vote_pending"
+    #: ``passing=vote``: this turn's request to pass was refused; the player must play.
+    VOTE_REFUSED = "vote_refused"
+    #: There is no request to pass to vote on.
+    NO_VOTE = "no_vote"
+    #: The player asking to pass does not vote on their own request.
+    NOT_A_VOTER = "not_a_voter"
+    ALREADY_VOTED = "already_voted"
+    #: More players than any option allows (``MAX_PLAYERS``).
+    TOO_MANY_PLAYERS = "too_many_players"
 
 
 class ActionRefused(Exception):
@@ -105,6 +148,8 @@ def new_game(rules: Rules, seating: Seating, rng: RandomSource) -> tuple[GameSta
     count = len(seating.players)
     if count < 2:
         raise IllegalAction(Refusal.TOO_FEW_PLAYERS)
+    if count > MAX_PLAYERS:
+        raise IllegalAction(Refusal.TOO_MANY_PLAYERS)
     deck = list(full_deck(rules.deck_count(count), rules.jokers is Jokers.WILD))
     rng.shuffle(deck)
     hands: list[list[Card]] = [[] for _ in range(count)]
@@ -138,14 +183,27 @@ def refusal(state: GameState, action: Action) -> Refusal | None:
         case Play():
             return _play_refusal(state, action)
         case Challenge():
-            return _answer_refusal(state, action.seat, action.claim, challenge=True)
+            return _challenge_refusal(state, action)
         case Accept():
-            return _answer_refusal(state, action.seat, action.claim, challenge=False)
+            return _answer_refusal(state, action.seat, action.claim, challenge=False) or (
+                Refusal.CHALLENGE_PENDING if state.challenges else None
+            )
         case Timeout():
             final = state.phase is Phase.FINAL_CHECK
             if action.plays != state.plays or action.phase_final != final:
                 return Refusal.STALE_TIMEOUT
-            return None
+            # The grace period of a Cheat! call is far shorter than a turn: the clock action
+            # that settles it comes first.
+            return Refusal.CHALLENGE_PENDING if state.challenges else None
+        case ResolveChallenges():
+            deadline = pending_deadline_ms(state)
+            if deadline is None:
+                return Refusal.STALE_TIMEOUT
+            return Refusal.TOO_EARLY if action.now_ms < deadline else None
+        case Pass():
+            return _pass_refusal(state, action.seat)
+        case PassVote():
+            return _vote_refusal(state, action.seat)
         case Leave():
             return _seat_refusal(state, action.seat)
         case Stop():
@@ -158,13 +216,22 @@ def _seat_refusal(state: GameState, seat: int) -> Refusal | None:
     return None
 
 
-def _play_refusal(state: GameState, play: Play) -> Refusal | None:
-    if reason := _seat_refusal(state, play.seat):
+def _turn_refusal(state: GameState, seat: int) -> Refusal | None:
+    """What keeps ``seat`` from playing or passing now."""
+    if reason := _seat_refusal(state, seat):
         return reason
     if state.phase is Phase.FINAL_CHECK:
         return Refusal.WAITING_FOR_FINAL
-    if play.seat != state.turn:
+    if seat != state.turn:
         return Refusal.NOT_YOUR_TURN
+    if state.challenges:
+        return Refusal.CHALLENGE_PENDING
+    return None
+
+
+def _play_refusal(state: GameState, play: Play) -> Refusal | None:
+    if reason := _turn_refusal(state, play.seat):
+        return reason
     hand = state.players[play.seat].hand
     if not 1 <= len(play.cards) <= state.rules.play_limit(len(hand)):
         return Refusal.BAD_CARD_COUNT
@@ -182,7 +249,7 @@ def _holds(hand: tuple[Card, ...], cards: tuple[Card, ...]) -> bool:
 def _answer_refusal(state: GameState, seat: int, number: int, *, challenge: bool) -> Refusal | None:
     if reason := _seat_refusal(state, seat):
         return reason
-    claim = next((c for c in state.open_claims if c.number == number), None)
+    claim = _open_claim(state, number)
     if claim is None or (state.phase is Phase.FINAL_CHECK and not claim.final):
         # While a final play waits for its answer, only that play is open: taking the pile
         # for an older claim would leave the final claimant in play with no cards.
@@ -202,6 +269,64 @@ def _answer_refusal(state: GameState, seat: int, number: int, *, challenge: bool
     return None
 
 
+def _challenge_refusal(state: GameState, action: Challenge) -> Refusal | None:
+    if reason := _answer_refusal(state, action.seat, action.claim, challenge=True):
+        return reason
+    if state.challenges:
+        deadline = pending_deadline_ms(state)
+        assert deadline is not None
+        # RULES.md `challenge_priority`: only presses within the grace period of the first
+        # one, on the play it called, are collected; once that play is revealed the pile is
+        # gone, so a press on another play (window `two`) could never be settled.
+        if action.claim != state.challenges[0][1] or action.now_ms > deadline:
+            return Refusal.NO_SUCH_CLAIM
+        if any(seat == action.seat for seat, _, _ in state.challenges):
+            return Refusal.ALREADY_CHALLENGED
+    return None
+
+
+def _pass_refusal(state: GameState, seat: int) -> Refusal | None:
+    if reason := _turn_refusal(state, seat):
+        return reason
+    match state.rules.passing:
+        case Passing.NEVER:
+            return Refusal.PASSING_OFF
+        case Passing.EXHAUSTED:
+            return None if rank_exhausted(state) else Refusal.RANK_NOT_EXHAUSTED
+        case Passing.VOTE:
+            if state.vote_by is not None:
+                return Refusal.VOTE_PENDING
+            return Refusal.VOTE_REFUSED if state.pass_refused else None
+
+
+def _vote_refusal(state: GameState, seat: int) -> Refusal | None:
+    if reason := _seat_refusal(state, seat):
+        return reason
+    if state.vote_by is None:
+        return Refusal.NO_VOTE
+    if seat == state.vote_by:
+        return Refusal.NOT_A_VOTER
+    if seat in state.votes_yes:
+        return Refusal.ALREADY_VOTED
+    return None
+
+
+def _open_claim(state: GameState, number: int) -> Claim | None:
+    return next((c for c in state.open_claims if c.number == number), None)
+
+
+def rank_exhausted(state: GameState) -> bool:
+    """RULES.md ``passing=exhausted``: every copy of the required rank lies in the pile, jokers
+    aside. Cards set aside by players who left count with the pile: like the pile's, they are
+    out of every hand, so nobody could play the rank truly either."""
+    rank = state.required
+    if rank is None:
+        return False
+    copies = COPIES_PER_DECK * state.rules.deck_count(len(state.players))
+    out_of_hands = sum(1 for c in (*state.pile, *state.set_aside) if c.rank is rank)
+    return out_of_hands >= copies
+
+
 def final_answerers(state: GameState) -> frozenset[int]:
     """Who must answer the pending final play (RULES.md ``final_check``)."""
     claim = state.final_claim
@@ -212,19 +337,39 @@ def final_answerers(state: GameState) -> frozenset[int]:
     return frozenset(s for s in state.active_seats() if s != claim.seat)
 
 
+def pass_voters(state: GameState) -> frozenset[int]:
+    """Who votes on the open request to pass: every other active player (RULES.md
+    ``passing=vote``); empty when no request is open."""
+    if state.vote_by is None:
+        return frozenset()
+    return frozenset(s for s in state.active_seats() if s != state.vote_by)
+
+
 def awaited(state: GameState) -> frozenset[int]:
-    """The seats whose action the game waits for: the player to play, or the final answerers
-    who have not answered yet. Exactly one seat while playing; none once finished."""
-    if state.phase is Phase.PLAYING:
-        return frozenset({state.turn})
+    """The seats whose action the game waits for: the player to play, the voters on a request
+    to pass who have not voted, or the final answerers who have not answered. Exactly one seat
+    while playing with no vote open; none while a Cheat! call waits for the clock
+    (``pending_deadline_ms``) and once finished."""
+    if state.phase is Phase.FINISHED or state.challenges:
+        return frozenset()
     if state.phase is Phase.FINAL_CHECK:
         return final_answerers(state) - state.accepted
-    return frozenset()
+    if state.vote_by is not None:
+        return pass_voters(state) - set(state.votes_yes)
+    return frozenset({state.turn})
+
+
+def pending_deadline_ms(state: GameState) -> int | None:
+    """When the collected Cheat! presses are settled (``ResolveChallenges`` from then on), or
+    None when none waits (``challenge_priority=clockwise`` only)."""
+    if not state.challenges or state.phase is Phase.FINISHED:
+        return None
+    return state.challenges[0][2] + 1000 * state.rules.challenge_grace_s
 
 
 def play_limit(state: GameState, seat: int) -> int:
     """How many cards ``seat`` may play now: 0 when it may not play."""
-    if state.phase is not Phase.PLAYING or seat != state.turn or state.players[seat].left:
+    if _turn_refusal(state, seat) is not None:
         return 0
     return state.rules.play_limit(len(state.players[seat].hand))
 
@@ -237,17 +382,27 @@ def claimable_ranks(state: GameState) -> tuple[Rank, ...]:
 
 
 def challengeable(state: GameState, seat: int) -> tuple[Claim, ...]:
-    """The open claims ``seat`` may challenge now."""
+    """The open claims ``seat`` may challenge now (join, while a Cheat! call is collected)."""
+    now = state.challenges[0][2] if state.challenges else 0
     return tuple(
         claim
         for claim in state.open_claims
-        if _answer_refusal(state, seat, claim.number, challenge=True) is None
+        if refusal(state, Challenge(seat, claim.number, now)) is None
     )
 
 
 def can_accept(state: GameState, seat: int) -> bool:
     claim = state.final_claim
-    return claim is not None and _answer_refusal(state, seat, claim.number, challenge=False) is None
+    return claim is not None and refusal(state, Accept(seat, claim.number)) is None
+
+
+def can_pass(state: GameState, seat: int) -> bool:
+    """Whether ``seat`` may pass now (under ``vote``: ask the table to let them pass)."""
+    return refusal(state, Pass(seat)) is None
+
+
+def can_vote(state: GameState, seat: int) -> bool:
+    return refusal(state, PassVote(seat, True)) is None
 
 
 # --- transitions ------------------------------------------------------------------------------
@@ -262,15 +417,25 @@ def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
     match action:
         case Play():
             state = _reset_timeouts(state, action.seat)
+            state = _withdraw_vote(state, events)
             state = _play(state, action, events, by_timeout=False)
         case Challenge():
             state = _reset_timeouts(state, action.seat)
+            state = _withdraw_vote(state, events)
             state = _challenge(state, action, events)
         case Accept():
             state = _reset_timeouts(state, action.seat)
             state = _accept(state, action.seat, events, by_timeout=False)
         case Timeout():
             state = _timeout(state, events)
+        case ResolveChallenges():
+            state = _resolve_pending(state, events)
+        case Pass():
+            state = _reset_timeouts(state, action.seat)
+            state = _ask_to_pass(state, action.seat, events)
+        case PassVote():
+            state = _reset_timeouts(state, action.seat)
+            state = _vote(state, action.seat, action.yes, events)
         case Leave():
             state = _leave(state, action.seat, events, removed=False)
         case Stop():
@@ -300,6 +465,13 @@ def _next_required(rules: Rules, claimed: Rank) -> Rank | None:
             return None
 
 
+def _new_turn(state: GameState, turn: int, **changes: Any) -> GameState:
+    """A turn starts (or restarts after a challenge): no request to pass is open or refused."""
+    return dataclasses.replace(
+        state, turn=turn, vote_by=None, votes_yes=(), pass_refused=False, **changes
+    )
+
+
 def _play(state: GameState, play: Play, events: list[Event], *, by_timeout: bool) -> GameState:
     player = state.players[play.seat]
     played = set(play.cards)
@@ -315,13 +487,13 @@ def _play(state: GameState, play: Play, events: list[Event], *, by_timeout: bool
     # Only the last play, or the last two under the extended window, may still be challenged.
     keep = 1 if state.rules.challenge_window is ChallengeWindow.LAST else 2
     open_claims = (*state.open_claims, claim)[-keep:]
-    state = dataclasses.replace(
+    state = _new_turn(
         state,
+        state.next_active(play.seat),
         pile=state.pile + play.cards,
         open_claims=open_claims,
         plays=claim.number,
         required=_next_required(state.rules, play.rank),
-        turn=state.next_active(play.seat),
     )
     events += [CardsPlayed(claim, by_timeout=by_timeout), HandChanged(play.seat)]
     if claim.final:
@@ -338,7 +510,8 @@ def _cap_reached(state: GameState) -> bool:
     return state.rules.move_cap > 0 and state.plays >= state.rules.move_cap
 
 
-def _is_lie(rules: Rules, claim: Claim) -> bool:
+def is_lie(rules: Rules, claim: Claim) -> bool:
+    """Whether a revealed play proves the claim false (RULES.md "A challenge")."""
     wild = rules.jokers is Jokers.WILD
     # RULES.md `jokers`: a wild joker never differs from the claimed rank.
     return any(
@@ -347,37 +520,90 @@ def _is_lie(rules: Rules, claim: Claim) -> bool:
     )
 
 
+def _clockwise_distance(state: GameState, start: int, seat: int) -> int:
+    return (seat - start) % len(state.players)
+
+
 def _challenge(state: GameState, action: Challenge, events: list[Event]) -> GameState:
-    claim = next(c for c in state.open_claims if c.number == action.claim)
-    lie = _is_lie(state.rules, claim)
-    taker = claim.seat if lie else action.seat
+    claim = _open_claim(state, action.claim)
+    assert claim is not None
+    rules = state.rules
+    if rules.challenge_priority is ChallengePriority.FIRST or rules.challenge_grace_s == 0:
+        return _resolve(state, claim, action.seat, (), events)
+    pressed = (*state.challenges, (action.seat, claim.number, action.now_ms))
+    collecting = dataclasses.replace(state, challenges=pressed)
+    callers = tuple(seat for seat, _, _ in pressed)
+    nearest = min(callers, key=lambda s: _clockwise_distance(state, claim.seat, s))
+    first_ms = pressed[0][2]
+    could_still_press = [
+        seat
+        for seat in state.active_seats()
+        if seat not in callers
+        and refusal(collecting, Challenge(seat, claim.number, first_ms)) is None
+    ]
+    if all(
+        _clockwise_distance(state, claim.seat, seat)
+        > _clockwise_distance(state, claim.seat, nearest)
+        for seat in could_still_press
+    ):
+        # Nobody who could still press sits nearer the claimant: waiting out the grace period
+        # could not change who challenges (RULES.md `challenge_priority`), so settle it now.
+        return _resolve(state, claim, nearest, callers if len(callers) > 1 else (), events)
+    deadline = pending_deadline_ms(collecting)
+    assert deadline is not None
+    events.append(ChallengeCalled(action.seat, claim, deadline))
+    return collecting
+
+
+def _resolve_pending(state: GameState, events: list[Event]) -> GameState:
+    """RULES.md `challenge_priority=clockwise`: of the callers within the grace period, the
+    nearest one clockwise from the claimant challenges."""
+    number = state.challenges[0][1]
+    claim = _open_claim(state, number)
+    assert claim is not None
+    callers = tuple(seat for seat, _, _ in state.challenges)
+    nearest = min(callers, key=lambda s: _clockwise_distance(state, claim.seat, s))
+    return _resolve(state, claim, nearest, callers, events)
+
+
+def _resolve(
+    state: GameState,
+    claim: Claim,
+    challenger: int,
+    callers: tuple[int, ...],
+    events: list[Event],
+) -> GameState:
+    lie = is_lie(state.rules, claim)
+    taker = claim.seat if lie else challenger
     taken = len(state.pile)
     taker_player = state.players[taker]
     state = _replace_player(state, taker, hand=tuple(sorted(taker_player.hand + state.pile)))
     # The whole pile is gone, so no earlier claim can be challenged any more.
-    state = dataclasses.replace(state, pile=(), open_claims=(), accepted=frozenset())
+    state = dataclasses.replace(state, pile=(), open_claims=(), accepted=frozenset(), challenges=())
     events += [
-        ChallengeResolved(action.seat, claim, claim.cards, lie, taker, taken),
+        ChallengeResolved(challenger, claim, claim.cards, lie, taker, taken, callers=callers),
         HandChanged(taker),
     ]
     if claim.final and not lie:
         # A wrong challenge of a final play: the claimant goes out and wins (RULES.md).
         return _finish(state, EndReason.WENT_OUT, events, winner=claim.seat)
-    winner = action.seat if lie else claim.seat
+    winner = challenger if lie else claim.seat
     rules = state.rules
     if rules.after_challenge is AfterChallenge.WINNER_OPENS:
         turn = winner
     elif claim.final:
         turn = state.next_active(claim.seat)
     else:
+        # RULES.md `challenge_window`: a challenge never changes whose turn it is under
+        # `continue`, even of the older of two open plays.
         turn = state.turn
     required = state.required
-    if rules.rank_rule is RankRule.SAME or (
-        rules.rank_rule is RankRule.FREE and rules.after_challenge is AfterChallenge.WINNER_OPENS
-    ):
+    if rules.rank_rule is RankRule.SAME:
         # Under `same` any challenge ends the round: whoever plays next names a new rank.
         required = None
-    state = dataclasses.replace(state, phase=Phase.PLAYING, turn=turn, required=required)
+    # Under `ascending` the sequence goes on after a challenge, whoever opens (RULES.md; the
+    # French text's classic variant: «la suite continue même après une contestation»).
+    state = _new_turn(state, turn, phase=Phase.PLAYING, required=required)
     if _cap_reached(state):
         return _finish_at_cap(state, events)
     events.append(TurnStarted(state.turn, state.required))
@@ -394,25 +620,122 @@ def _accept(state: GameState, seat: int, events: list[Event], *, by_timeout: boo
     return state
 
 
+# --- passing (RULES.md `passing`, the Italian home variants) -----------------------------------
+
+
+def _ask_to_pass(state: GameState, seat: int, events: list[Event]) -> GameState:
+    if state.rules.passing is Passing.EXHAUSTED:
+        return _pass(state, seat, events, by_vote=False)
+    state = dataclasses.replace(state, vote_by=seat, votes_yes=())
+    events.append(PassRequested(seat, pass_voters(state)))
+    return state
+
+
+def _vote(state: GameState, seat: int, yes: bool, events: list[Event]) -> GameState:
+    asker = state.vote_by
+    assert asker is not None
+    events.append(PassVoted(seat, yes))
+    if not yes:
+        # RULES.md `vote`: the pass needs every other player's consent, so one No ends it.
+        events.append(PassRefused(asker, by=seat))
+        return dataclasses.replace(state, vote_by=None, votes_yes=(), pass_refused=True)
+    state = dataclasses.replace(state, votes_yes=tuple(sorted({*state.votes_yes, seat})))
+    return _settle_vote(state, events)
+
+
+def _settle_vote(state: GameState, events: list[Event]) -> GameState:
+    """The request passes once every voter still in the game has agreed."""
+    asker = state.vote_by
+    if asker is None or not pass_voters(state) <= set(state.votes_yes):
+        return state
+    return _pass(state, asker, events, by_vote=True)
+
+
+def _withdraw_vote(state: GameState, events: list[Event]) -> GameState:
+    """A play by the asker, or a Cheat! call, ends an open request to pass."""
+    if state.vote_by is None:
+        return state
+    events.append(PassRefused(state.vote_by, withdrawn=True))
+    return dataclasses.replace(state, vote_by=None, votes_yes=())
+
+
+def _pass(state: GameState, seat: int, events: list[Event], *, by_vote: bool) -> GameState:
+    """What a pass does, where RULES.md is silent (``passing``; the Italian text's home rule
+    is for its ascending game), decided as those players would expect:
+
+    - a pass is a move: the turn goes to the next player and counts towards ``move_cap``;
+    - the rank moves on: under ``ascending`` the next player claims the next rank of the
+      sequence, as after a play (the sequence advances once per turn, «il giocatore 2 dichiara
+      2»); otherwise, with every copy in the pile, the next player would have to pass too,
+      forever. Under ``same`` the round keeps its rank, unless every copy lies in the pile:
+      then the round ends and the next player names a new rank (the pile stays, as nobody was
+      challenged). Under ``free`` the next player names any rank, as always;
+    - the pass ends the window of the open plays: the next turn has started, so under
+      ``challenge_window=two`` the last play is past its window too, and under ``last`` the
+      passer had their chance to call Cheat! and moved on, as with a play.
+    """
+    rank = state.required
+    exhausted = rank_exhausted(state)
+    required: Rank | None
+    match state.rules.rank_rule:
+        case RankRule.ASCENDING:
+            required = rank.next_in_sequence() if rank is not None else None
+        case RankRule.SAME:
+            required = None if exhausted else rank
+        case RankRule.FREE:
+            required = None
+    state = _new_turn(
+        state,
+        state.next_active(seat),
+        open_claims=(),
+        plays=state.plays + 1,
+        required=required,
+    )
+    events.append(Passed(seat, rank, by_vote=by_vote))
+    if _cap_reached(state):
+        return _finish_at_cap(state, events)
+    events.append(TurnStarted(state.turn, state.required))
+    return state
+
+
+# --- the clock and leaving ----------------------------------------------------------------------
+
+
+def timeout_play(state: GameState) -> Play:
+    """RULES.md "Turn timer": one card, claimed as the required rank, a true one when the player
+    holds one (a wild joker is true too); when the player names the rank (``free``, or opening
+    a round under ``same``), a card they hold, claimed as its own rank."""
+    seat = state.turn
+    hand = state.players[seat].hand
+    naturals = sorted(c for c in hand if c.rank is not Rank.JOKER)
+    jokers = sorted(c for c in hand if c.rank is Rank.JOKER)
+    wild = state.rules.jokers is Jokers.WILD
+    rank = state.required
+    if rank is None:
+        card = naturals[0] if naturals else jokers[0]
+        # A lone joker stands for any claimed rank: claim the first of the sequence.
+        return Play(seat, (card,), card.rank if naturals else Rank.ACE)
+    true_cards = [c for c in naturals if c.rank is rank] + (jokers if wild else [])
+    card = true_cards[0] if true_cards else min(hand)
+    return Play(seat, (card,), rank)
+
+
 def _timeout(state: GameState, events: list[Event]) -> GameState:
-    """RULES.md "Turn timer": the player is played for with one card claimed as the required
-    rank (a true one when they hold it); an unanswered final play is accepted."""
+    """RULES.md "Turn timer": the player is played for; an unanswered final play is accepted.
+    A voter who lets the time run out has not agreed, so the request to pass fails."""
     if state.phase is Phase.FINAL_CHECK:
         for seat in sorted(awaited(state)):
             if state.phase is not Phase.FINAL_CHECK:
                 break
             state = _accept(state, seat, events, by_timeout=True)
         return state
+    if state.vote_by is not None:
+        events.append(PassRefused(state.vote_by))
+        return dataclasses.replace(state, vote_by=None, votes_yes=(), pass_refused=True)
     seat = state.turn
-    player = state.players[seat]
-    rank = state.required
-    true_cards = [c for c in player.hand if rank is None or c.rank is rank]
-    card = min(true_cards) if true_cards else min(player.hand)
-    claimed = rank if rank is not None else card.rank
-    if claimed is Rank.JOKER:
-        claimed = Rank.ACE
-    state = _replace_player(state, seat, timeouts=player.timeouts + 1)
-    state = _play(state, Play(seat, (card,), claimed), events, by_timeout=True)
+    play = timeout_play(state)
+    state = _replace_player(state, seat, timeouts=state.players[seat].timeouts + 1)
+    state = _play(state, play, events, by_timeout=True)
     if state.phase is not Phase.FINISHED and state.players[seat].timeouts >= state.rules.afk_limit:
         state = _leave(state, seat, events, removed=True)
     return state
@@ -425,11 +748,16 @@ def _leave(state: GameState, seat: int, events: list[Event], *, removed: bool) -
     # A leaver's open claims can no longer be challenged: nobody could take the pile for them.
     open_claims = tuple(c for c in state.open_claims if c.seat != seat)
     final_withdrawn = state.phase is Phase.FINAL_CHECK and state.final_claim not in open_claims
+    challenges = tuple(
+        (s, n, ms) for s, n, ms in state.challenges if s != seat and _open_in(open_claims, n)
+    )
     state = dataclasses.replace(
         state,
         set_aside=state.set_aside + player.hand,
         open_claims=open_claims,
         accepted=state.accepted - {seat},
+        challenges=challenges,
+        votes_yes=tuple(s for s in state.votes_yes if s != seat),
     )
     events.append(PlayerLeft(seat, removed_for_timeouts=removed))
     active = state.active_seats()
@@ -438,17 +766,21 @@ def _leave(state: GameState, seat: int, events: list[Event], *, removed: bool) -
     if final_withdrawn:
         state = dataclasses.replace(state, phase=Phase.PLAYING, accepted=frozenset())
     if state.turn == seat:
-        state = dataclasses.replace(state, turn=state.next_active(seat))
+        state = _new_turn(state, state.next_active(seat))
         if state.phase is Phase.PLAYING:
             events.append(TurnStarted(state.turn, state.required))
     elif final_withdrawn:
         events.append(TurnStarted(state.turn, state.required))
-    if state.phase is Phase.FINAL_CHECK:
+    if state.phase is Phase.FINAL_CHECK and not state.challenges:
         claim = state.final_claim
         assert claim is not None
         if final_answerers(state) <= state.accepted:
             return _finish(state, EndReason.WENT_OUT, events, winner=claim.seat)
-    return state
+    return _settle_vote(state, events)
+
+
+def _open_in(claims: tuple[Claim, ...], number: int) -> bool:
+    return any(c.number == number for c in claims)
 
 
 def _finish_at_cap(state: GameState, events: list[Event]) -> GameState:
@@ -475,7 +807,15 @@ def _finish(
     places.sort(key=lambda sp: (sp[1], sp[0]))
     result = Result(reason=reason, winner=winner, places=tuple(places))
     state = dataclasses.replace(
-        state, phase=Phase.FINISHED, result=result, open_claims=(), accepted=frozenset()
+        state,
+        phase=Phase.FINISHED,
+        result=result,
+        open_claims=(),
+        accepted=frozenset(),
+        challenges=(),
+        vote_by=None,
+        votes_yes=(),
+        pass_refused=False,
     )
     events.append(GameEnded(result))
     return state

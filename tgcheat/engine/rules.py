@@ -66,13 +66,50 @@ DECKS_AUTO = 0
 MIN_PLAYERS = 2
 MAX_PLAYERS = 10
 DEFAULT_MOVE_CAP = 300
+#: Most players one deck serves under ``decks=auto`` (RULES.md ``decks``).
+ONE_DECK_PLAYERS = 6
+#: Bounds of the numeric options, so that a settings menu cannot make a game unplayable.
+MAX_MAX_CARDS = 52
+MAX_MOVE_CAP = 10_000
+MIN_MOVE_CAP = 10
+MAX_MATCH_TARGET = 99
+MIN_TURN_TIMEOUT_S = 10
+MAX_TURN_TIMEOUT_S = 3600
+MAX_GRACE_S = 30
+MAX_AFK_LIMIT = 10
+
+
+class RulesProblem(enum.StrEnum):
+    """Why a set of options is refused: a stable code, with a translated message in the bot."""
+
+    #: ``challengers=next``: the next player's play closes the claim, so nothing stays open
+    #: for a second turn (RULES.md "Invalid combinations").
+    NEXT_WITH_WINDOW_TWO = "next_with_window_two"
+    #: ``passing=exhausted`` needs a required rank; under ``rank_rule=free`` there is none, so
+    #: nobody could ever pass and the option would only mislead.
+    EXHAUSTED_NEEDS_REQUIRED_RANK = "exhausted_needs_required_rank"
+    BAD_MAX_CARDS = "bad_max_cards"
+    BAD_DECKS = "bad_decks"
+    BAD_PLAYERS = "bad_players"
+    #: RULES.md ``players``: more than six players need two decks.
+    ONE_DECK_TOO_MANY_PLAYERS = "one_deck_too_many_players"
+    BAD_MOVE_CAP = "bad_move_cap"
+    BAD_MATCH = "bad_match"
+    BAD_TIMER = "bad_timer"
+    BAD_AFK_LIMIT = "bad_afk_limit"
+    BAD_GRACE = "bad_grace"
+    #: ``with_option``: no option has that name.
+    UNKNOWN_OPTION = "unknown_option"
+    #: ``with_option``: the value is not one the option takes.
+    BAD_VALUE = "bad_value"
 
 
 class InvalidRules(Exception):
-    """A combination of options that RULES.md refuses; ``reason`` is a stable code."""
+    """A combination of options that RULES.md refuses; ``reason`` is a stable code and
+    ``option`` the option it blames (a name of ``OPTION_VALUES``)."""
 
-    def __init__(self, reason: str, option: str) -> None:
-        super().__init__(f"{reason}: {option}")
+    def __init__(self, reason: RulesProblem, option: str) -> None:
+        super().__init__(f"{reason.value}: {option}")
         self.reason = reason
         self.option = option
 
@@ -95,7 +132,7 @@ class Rules:
     decks: int = DECKS_AUTO
     jokers: Jokers = Jokers.OFF
     passing: Passing = Passing.NEVER
-    #: Plays after which the game ends at once; 0 means no cap.
+    #: Moves (plays and passes) after which the game ends at once; 0 means no cap.
     move_cap: int = DEFAULT_MOVE_CAP
     min_players: int = 3
     max_players: int = 6
@@ -109,7 +146,7 @@ class Rules:
 
     def deck_count(self, players: int) -> int:
         if self.decks == DECKS_AUTO:
-            return 2 if players > 6 else 1
+            return 2 if players > ONE_DECK_PLAYERS else 1
         return self.decks
 
     def play_limit(self, hand_size: int) -> int:
@@ -119,26 +156,57 @@ class Rules:
         """Return self, or raise InvalidRules naming the first offending option."""
         if self.challengers is Challengers.NEXT and self.challenge_window is ChallengeWindow.TWO:
             # Under `next` the next player's play closes the claim, so nothing stays open longer.
-            raise InvalidRules("next_with_window_two", "challenge_window")
-        if self.challengers is Challengers.NEXT and (
-            self.challenge_priority is ChallengePriority.CLOCKWISE
-        ):
-            raise InvalidRules("next_with_clockwise", "challenge_priority")
-        if self.max_cards < 0:
-            raise InvalidRules("bad_max_cards", "max_cards")
+            raise InvalidRules(RulesProblem.NEXT_WITH_WINDOW_TWO, "challenge_window")
+        if self.passing is Passing.EXHAUSTED and self.rank_rule is RankRule.FREE:
+            raise InvalidRules(RulesProblem.EXHAUSTED_NEEDS_REQUIRED_RANK, "passing")
+        if not 0 <= self.max_cards <= MAX_MAX_CARDS:
+            raise InvalidRules(RulesProblem.BAD_MAX_CARDS, "max_cards")
         if self.decks not in (DECKS_AUTO, 1, 2):
-            raise InvalidRules("bad_decks", "decks")
+            raise InvalidRules(RulesProblem.BAD_DECKS, "decks")
         if not MIN_PLAYERS <= self.min_players <= self.max_players <= MAX_PLAYERS:
-            raise InvalidRules("bad_players", "players")
-        if self.decks == 1 and self.max_players > 6:
-            raise InvalidRules("one_deck_too_many_players", "decks")
-        if self.move_cap < 0 or 0 < self.move_cap < 10:
-            raise InvalidRules("bad_move_cap", "move_cap")
-        if (self.match is MatchKind.SINGLE) != (self.match_target == 0) or self.match_target < 0:
-            raise InvalidRules("bad_match", "match")
-        if self.turn_timeout_s < 0 or self.afk_limit < 1 or self.challenge_grace_s < 0:
-            raise InvalidRules("bad_timer", "turn_timeout_s")
+            raise InvalidRules(RulesProblem.BAD_PLAYERS, "players")
+        if self.decks == 1 and self.max_players > ONE_DECK_PLAYERS:
+            raise InvalidRules(RulesProblem.ONE_DECK_TOO_MANY_PLAYERS, "decks")
+        if self.move_cap != 0 and not MIN_MOVE_CAP <= self.move_cap <= MAX_MOVE_CAP:
+            raise InvalidRules(RulesProblem.BAD_MOVE_CAP, "move_cap")
+        if self.match is MatchKind.SINGLE:
+            if self.match_target != 0:
+                raise InvalidRules(RulesProblem.BAD_MATCH, "match")
+        elif not 1 <= self.match_target <= MAX_MATCH_TARGET:
+            raise InvalidRules(RulesProblem.BAD_MATCH, "match")
+        if self.turn_timeout_s != 0 and not (
+            MIN_TURN_TIMEOUT_S <= self.turn_timeout_s <= MAX_TURN_TIMEOUT_S
+        ):
+            raise InvalidRules(RulesProblem.BAD_TIMER, "turn_timeout_s")
+        if not 1 <= self.afk_limit <= MAX_AFK_LIMIT:
+            raise InvalidRules(RulesProblem.BAD_AFK_LIMIT, "afk_limit")
+        if not 0 <= self.challenge_grace_s <= MAX_GRACE_S:
+            raise InvalidRules(RulesProblem.BAD_GRACE, "challenge_grace_s")
         return self
+
+    def with_option(self, name: str, value: str) -> Rules:
+        """These rules with option ``name`` (a key of ``OPTION_VALUES``) set from its string
+        form, validated: raises InvalidRules for an unknown option, a bad value, or a
+        combination RULES.md refuses."""
+        parser = _PARSERS.get(name)
+        if parser is None:
+            raise InvalidRules(RulesProblem.UNKNOWN_OPTION, name)
+        try:
+            changes = parser(value.strip().lower())
+        except ValueError:
+            raise InvalidRules(RulesProblem.BAD_VALUE, name) from None
+        try:
+            changed = dataclasses.replace(self, **changes)
+        except TypeError:  # pragma: no cover - parsers only name real fields
+            raise InvalidRules(RulesProblem.BAD_VALUE, name) from None
+        return changed.validate()
+
+    def option_value(self, name: str) -> str:
+        """The string form of option ``name`` now, in the vocabulary of ``OPTION_VALUES``."""
+        formatter = _FORMATTERS.get(name)
+        if formatter is None:
+            raise InvalidRules(RulesProblem.UNKNOWN_OPTION, name)
+        return formatter(self)
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -155,6 +223,111 @@ class Rules:
 
 _FIELD_TYPES: dict[str, type] = typing.get_type_hints(Rules)
 
+
+# --- options as strings, for a settings menu -------------------------------------------------
+
+#: Every option a group may set, with the values a menu offers (the default first). Numeric
+#: options also accept other numbers within their bounds (see ``Rules.validate``).
+OPTION_VALUES: dict[str, tuple[str, ...]] = {
+    "rank_rule": tuple(RankRule),
+    "challengers": tuple(Challengers),
+    "after_challenge": tuple(AfterChallenge),
+    "challenge_priority": tuple(ChallengePriority),
+    "challenge_grace_s": ("3", "1", "2", "5", "10"),
+    "challenge_window": tuple(ChallengeWindow),
+    "final_check": tuple(FinalCheck),
+    "max_cards": ("4", "1", "2", "3", "6", "any"),
+    "decks": ("auto", "1", "2"),
+    "jokers": tuple(Jokers),
+    "passing": tuple(Passing),
+    "move_cap": ("300", "100", "200", "500", "none"),
+    "players": ("3-6", "2-6", "2-8", "3-10", "2-10"),
+    "match": (
+        "single",
+        "first_to_3",
+        "first_to_5",
+        "best_of_3",
+        "best_of_5",
+        "penalty_3",
+        "penalty_5",
+    ),
+    "turn_timeout_s": ("90", "30", "60", "120", "300", "off"),
+    "afk_limit": ("3", "1", "2", "5"),
+}
+#: The option names in menu order.
+OPTION_NAMES: tuple[str, ...] = tuple(OPTION_VALUES)
+
+
+def _int(value: str, *, zero: tuple[str, ...] = ()) -> int:
+    """A non-negative number; the words in ``zero`` stand for 0 ("any", "none", "off")."""
+    if value in zero:
+        return 0
+    if not value.isdigit():
+        raise ValueError(value)
+    return int(value)
+
+
+def _players(value: str) -> dict[str, Any]:
+    low, sep, high = value.partition("-")
+    if not sep:
+        low = high = value
+    return {"min_players": _int(low), "max_players": _int(high)}
+
+
+def _match(value: str) -> dict[str, Any]:
+    if value == MatchKind.SINGLE:
+        return {"match": MatchKind.SINGLE, "match_target": 0}
+    kind, _, target = value.rpartition("_")
+    return {"match": MatchKind(kind), "match_target": _int(target)}
+
+
+_PARSERS: dict[str, typing.Callable[[str], dict[str, Any]]] = {
+    "rank_rule": lambda v: {"rank_rule": RankRule(v)},
+    "challengers": lambda v: {"challengers": Challengers(v)},
+    "after_challenge": lambda v: {"after_challenge": AfterChallenge(v)},
+    "challenge_priority": lambda v: {"challenge_priority": ChallengePriority(v)},
+    "challenge_grace_s": lambda v: {"challenge_grace_s": _int(v)},
+    "challenge_window": lambda v: {"challenge_window": ChallengeWindow(v)},
+    "final_check": lambda v: {"final_check": FinalCheck(v)},
+    "max_cards": lambda v: {"max_cards": _int(v, zero=("any",))},
+    "decks": lambda v: {"decks": _int(v, zero=("auto",))},
+    "jokers": lambda v: {"jokers": Jokers(v)},
+    "passing": lambda v: {"passing": Passing(v)},
+    "move_cap": lambda v: {"move_cap": _int(v, zero=("none",))},
+    "players": _players,
+    "match": _match,
+    "turn_timeout_s": lambda v: {"turn_timeout_s": _int(v, zero=("off",))},
+    "afk_limit": lambda v: {"afk_limit": _int(v)},
+}
+
+
+def _zero_as(word: str, value: int) -> str:
+    return word if value == 0 else str(value)
+
+
+_FORMATTERS: dict[str, typing.Callable[[Rules], str]] = {
+    "rank_rule": lambda r: r.rank_rule.value,
+    "challengers": lambda r: r.challengers.value,
+    "after_challenge": lambda r: r.after_challenge.value,
+    "challenge_priority": lambda r: r.challenge_priority.value,
+    "challenge_grace_s": lambda r: str(r.challenge_grace_s),
+    "challenge_window": lambda r: r.challenge_window.value,
+    "final_check": lambda r: r.final_check.value,
+    "max_cards": lambda r: _zero_as("any", r.max_cards),
+    "decks": lambda r: _zero_as("auto", r.decks),
+    "jokers": lambda r: r.jokers.value,
+    "passing": lambda r: r.passing.value,
+    "move_cap": lambda r: _zero_as("none", r.move_cap),
+    "players": lambda r: f"{r.min_players}-{r.max_players}",
+    "match": lambda r: (
+        r.match.value if r.match is MatchKind.SINGLE else f"{r.match.value}_{r.match_target}"
+    ),
+    "turn_timeout_s": lambda r: _zero_as("off", r.turn_timeout_s),
+    "afk_limit": lambda r: str(r.afk_limit),
+}
+assert set(_PARSERS) == set(_FORMATTERS) == set(OPTION_VALUES)
+
+
 PRESETS: dict[str, Rules] = {
     "cheat": Rules(),
     "verju": Rules(
@@ -166,3 +339,14 @@ PRESETS: dict[str, Rules] = {
     "free": Rules(rank_rule=RankRule.FREE),
 }
 DEFAULT_PRESET = "cheat"
+
+
+def preset_of(rules: Rules) -> str | None:
+    """The name of the preset these rules are, if any (a menu shows it; the engine never
+    branches on it). Only the game-play options of the presets' table count, so a group that
+    changed its timer still plays ``verju``."""
+    keys = ("rank_rule", "challengers", "after_challenge", "final_check")
+    for name, preset in PRESETS.items():
+        if all(getattr(rules, k) == getattr(preset, k) for k in keys):
+            return name
+    return None

@@ -76,11 +76,24 @@ class GameState:
     open_claims: tuple[Claim, ...] = ()
     #: Cards of players who left, out of play for the rest of the game.
     set_aside: tuple[Card, ...] = ()
+    #: Moves made: plays and passes (a pass is a move for ``move_cap`` and makes an older
+    #: button or deadline stale). A claim's number is the move count after it.
     plays: int = 0
     phase: Phase = Phase.PLAYING
     #: Seats that have accepted the pending final play.
     accepted: frozenset[int] = field(default_factory=frozenset)
     result: Result | None = None
+    #: Cheat! presses collected under ``challenge_priority=clockwise`` and not yet resolved,
+    #: as (seat, claim number, pressed at in ms), first press first. While any is pending the
+    #: game waits for the clock (``pending_deadline_ms``), not for a player.
+    challenges: tuple[tuple[int, int, int], ...] = ()
+    #: Under ``passing=vote``: the seat (always the player to play) asking to pass, while the
+    #: vote is open.
+    vote_by: int | None = None
+    #: The seats that have agreed to the open vote, in seat order.
+    votes_yes: tuple[int, ...] = ()
+    #: The player to play had a request to pass refused this turn: they must play.
+    pass_refused: bool = False
 
     @property
     def deck_size(self) -> int:

@@ -1,0 +1,96 @@
+"""``tgcheat simulate``: deterministic figures, and no invariant violation under any preset."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+
+from tgcheat import simulate
+from tgcheat.engine.rules import PRESETS
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tgcheat")
+    simulate.add_parser(parser.add_subparsers(dest="command"))
+    return parser
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    args = _parser().parse_args(["simulate", *argv])
+    assert args.handler is simulate.run
+    code = simulate.run(args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_same_seed_same_output(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ("--preset", "cheat", "--players", "4", "--games", "15", "--seed", "7")
+    code, first, _ = _run(capsys, *argv)
+    _, second, _ = _run(capsys, *argv)
+    _, other, _ = _run(capsys, *argv[:-1], "8")
+    assert code == 0
+    lines = first.splitlines()
+    # Only the speed, printed last, may differ.
+    assert lines[-1].startswith("games per second: ")
+    assert lines[:-1] == second.splitlines()[:-1]
+    assert lines[:-1] != other.splitlines()[:-1]
+    assert "games: 15" in lines
+    assert "invariant violations: 0" in lines
+
+
+def test_json_output_keeps_the_speed_apart(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ("--preset", "free", "--players", "3", "--games", "10", "--seed", "2", "--json")
+    _, first, _ = _run(capsys, *argv)
+    _, second, _ = _run(capsys, *argv)
+    one, two = json.loads(first), json.loads(second)
+    assert one.pop("timing")["games_per_second"] > 0
+    two.pop("timing")
+    assert one == two
+    assert one["games"] == 10 and one["players"] == 3
+    assert sum(one["wins_by_seat"]) + one["draws"] == 10
+    assert len(one["wins_by_seat"]) == 3
+    assert 0.0 <= one["lies_caught_share"] <= 1.0
+    assert one["plays_per_game"] > 0 and one["invariant_violations"] == 0
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_no_violations_under_any_preset(preset: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(
+        capsys, "--preset", preset, "--players", "4", "--games", "25", "--seed", "1", "--json"
+    )
+    report = json.loads(out)
+    assert code == 0 and report["invariant_violations"] == 0
+    assert report["endings"].get("went_out", 0) + report["endings"].get("move_cap", 0) == 25
+
+
+@pytest.mark.parametrize(
+    ("preset", "players", "options"),
+    [
+        ("cheat", 7, ["jokers=wild", "challenge_priority=clockwise"]),
+        ("cheat", 5, ["passing=vote", "challenge_window=two", "max_cards=any"]),
+        ("verju", 3, ["passing=exhausted", "decks=2", "move_cap=none"]),
+        ("free", 2, ["final_check=next", "after_challenge=winner_opens", "move_cap=100"]),
+    ],
+)
+def test_no_violations_with_other_options(
+    preset: str, players: int, options: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    sets = [arg for option in options for arg in ("--set", option)]
+    code, out, _ = _run(
+        capsys, "--preset", preset, "--players", str(players), "--games", "8", "--json", *sets
+    )
+    assert code == 0 and json.loads(out)["invariant_violations"] == 0
+
+
+def test_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "--preset", "verju", "--set", "challenge_window=two")
+    assert code == 2 and "next_with_window_two" in err
+    code, _, err = _run(capsys, "--players", "11")
+    assert code == 2
+    code, _, err = _run(capsys, "--set", "nonsense")
+    assert code == 2 and "unknown_option" in err
+    # One deck cannot seat seven.
+    code, _, err = _run(capsys, "--players", "7", "--set", "decks=1")
+    assert code == 2 and "one_deck_too_many_players" in err

@@ -1,0 +1,72 @@
+"""What must hold in every state of a game (RULES.md "Card conservation", DESIGN.md "Tests"):
+used by the property tests and by ``tgcheat simulate``."""
+
+from __future__ import annotations
+
+from tgcheat.engine.game import awaited, final_answerers, pass_voters, pending_deadline_ms
+from tgcheat.engine.state import GameState, Phase
+
+
+def violations(state: GameState, deck_size: int) -> list[str]:
+    """Every invariant ``state`` breaks, as short descriptions (empty when all hold).
+
+    ``deck_size`` is the number of cards dealt at the start of the game.
+    """
+    problems: list[str] = []
+    every_card = [c for p in state.players for c in p.hand] + [*state.pile, *state.set_aside]
+    if len(every_card) != deck_size or len(set(every_card)) != deck_size:
+        problems.append("cards not conserved")
+    if any(p.left and p.hand for p in state.players):
+        problems.append("a player who left holds cards")
+    cap = state.rules.move_cap
+    if cap and state.plays > cap:
+        problems.append("move cap exceeded")
+    waiting = awaited(state)
+    deadline = pending_deadline_ms(state)
+    if state.phase is Phase.FINISHED:
+        if state.result is None or waiting:
+            problems.append("finished without a result, or still waiting")
+        return problems
+    if state.result is not None:
+        problems.append("a result before the end")
+    if len(state.active_seats()) < 2:
+        problems.append("fewer than two players and not finished")
+    turn_player = state.players[state.turn]
+    if turn_player.left or not turn_player.hand:
+        problems.append("the player to play is out of the game or has no cards")
+    if state.challenges:
+        if waiting or deadline is None:
+            problems.append("a Cheat! call without a deadline, or with players awaited")
+        if state.vote_by is not None:
+            problems.append("a vote and a Cheat! call at once")
+        numbers = {number for _, number, _ in state.challenges}
+        if len(numbers) != 1 or not any(c.number in numbers for c in state.open_claims):
+            problems.append("a Cheat! call on a closed play")
+    elif deadline is not None:
+        problems.append("a deadline without a Cheat! call")
+    if state.phase is Phase.FINAL_CHECK:
+        claim = state.final_claim
+        if claim is None or not claim.final or state.players[claim.seat].hand:
+            problems.append("a final check without a final play")
+        if not state.challenges and (
+            not waiting or not waiting <= final_answerers(state) - state.accepted
+        ):
+            problems.append("a final check that waits for nobody")
+        empty = [s for s in state.active_seats() if not state.players[s].hand]
+        if claim is not None and empty != [claim.seat]:
+            problems.append("an empty hand other than the final claimant's")
+        return problems
+    if any(not state.players[s].hand for s in state.active_seats()):
+        problems.append("an empty hand while playing")
+    if any(c.final for c in state.open_claims):
+        problems.append("an open final play while playing")
+    if state.vote_by is not None:
+        if (
+            state.vote_by != state.turn
+            or not waiting
+            or waiting != (pass_voters(state) - set(state.votes_yes))
+        ):
+            problems.append("a vote that is not the player to play's, or waits for nobody")
+    elif not state.challenges and waiting != {state.turn}:
+        problems.append("not exactly one player to act")
+    return problems
