@@ -19,7 +19,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     args = _parser().parse_args(["simulate", *argv])
-    assert args.handler is simulate.run
+    assert args.run is simulate.run
     code = simulate.run(args)
     captured = capsys.readouterr()
     return code, captured.out, captured.err

@@ -27,6 +27,7 @@ import uvicorn
 from telegram.ext import Application, Updater
 from telegram.request import BaseRequest
 
+from tgcheat import simulate
 from tgcheat.config import Config, ConfigError
 from tgcheat.redis_connection import RedisStartError, open_redis
 from tgcheat.web import create_web_app
@@ -272,6 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
         "register WEBHOOK_URL with Telegram and set the bot's command menu (a release step)",
     )
     add("poll", _run_poll, "run the bot with long polling, for a laptop (removes the webhook)")
+    simulate.add_parser(commands)
     return parser
 
 

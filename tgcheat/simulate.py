@@ -176,7 +176,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="change one option of the preset (repeatable), e.g. passing=vote",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.set_defaults(handler=run)
+    parser.set_defaults(run=run)
     return parser
 
 

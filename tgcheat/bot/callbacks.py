@@ -26,6 +26,15 @@ class Op(enum.StrEnum):
     PICK = "k"
     CLEAR = "r"
     PLAY = "p"
+    PASS = "q"
+    VOTE_YES = "y"
+    VOTE_NO = "n"
+    NEXT_GAME = "g"
+    #: Settings menu: show the menu (game id "m") or one option (game id = its index).
+    SETTINGS_SHOW = "o"
+    #: Settings menu: set option <game id> to its value number <number>; game id "p" picks
+    #: preset number <number>.
+    SETTINGS_SET = "v"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +67,8 @@ class BadCallback(ValueError):
 
 
 _GAME_ID = re.compile(r"[a-z0-9]{1,12}")
+#: Ops whose "game id" field names a settings menu entry instead of a game.
+SETTINGS_OPS = frozenset({Op.SETTINGS_SHOW, Op.SETTINGS_SET})
 _CHAT_ID = re.compile(r"-?[0-9]{1,16}")
 _NUMBER = re.compile(r"[0-9]{1,6}")
 _RANK_CODES = frozenset(rank.code for rank in Rank)

@@ -27,14 +27,34 @@ from telegram.ext import ContextTypes
 
 from tgcheat.bot import views
 from tgcheat.bot.callbacks import BadCallback, Op, Press, parse
+from tgcheat.bot.deadlines import lobby_deadline, now_ms
+from tgcheat.bot.progress import advance
 from tgcheat.bot.publish import Publisher
 from tgcheat.bot.sender import Sender
-from tgcheat.engine.actions import Accept, Action, Challenge, Leave, Play, Stop
+from tgcheat.bot.settings_texts import RULES_PROBLEMS
+from tgcheat.engine.actions import (
+    Accept,
+    Action,
+    Challenge,
+    Leave,
+    Pass,
+    PassVote,
+    Play,
+    Stop,
+)
 from tgcheat.engine.cards import pick_by_rank
 from tgcheat.engine.events import Event
 from tgcheat.engine.game import ActionRefused, Refusal, apply, new_game, play_limit, random_seating
 from tgcheat.engine.lobby import Lobby, join, leave
-from tgcheat.engine.rules import DEFAULT_PRESET, PRESETS
+from tgcheat.engine.match import is_over, new_match, next_seating
+from tgcheat.engine.rules import (
+    OPTION_NAMES,
+    OPTION_VALUES,
+    PRESETS,
+    InvalidRules,
+    MatchKind,
+    Rules,
+)
 from tgcheat.engine.state import GameState, Phase
 from tgcheat.i18n import N_, Translator, translator
 from tgcheat.store.games import Committed, GameStore
@@ -115,7 +135,19 @@ class Handlers:
             await self._reply(update, tr, N_("Send /new in the group where you want to play."))
             return
         game_id = new_game_id()
-        preset = PRESETS[DEFAULT_PRESET]
+        choice = context.args[0].lower() if context.args else ""
+        if choice and choice not in PRESETS:
+            await self._reply(
+                update,
+                tr,
+                N_("Unknown rules {name}. Choose one of: {presets}."),
+                name=html.escape(choice),
+                presets=", ".join(PRESETS),
+            )
+            return
+        rules = PRESETS[choice] if choice else await self.store.group_rules(chat.id) or Rules()
+        language = await self.store.group_language(chat.id) or tr.language
+        now = now_ms()
 
         def open_lobby(session: Session | None) -> tuple[Session | None, None]:
             if session is not None and _in_progress(session):
@@ -124,9 +156,10 @@ class Handlers:
                 chat_id=chat.id,
                 game_id=game_id,
                 creator=user.id,
-                lobby=Lobby(creator=user.id, rules=preset),
+                lobby=Lobby(creator=user.id, rules=rules),
                 title=chat.title or "",
-                language=tr.language,
+                language=language,
+                deadline_ms=lobby_deadline(now),
             ), None
 
         try:
@@ -174,6 +207,10 @@ class Handlers:
         self, update: Update, chat_id: int, user: User, tr: Translator, *, via_private: bool
     ) -> None:
         name = display_name(user)
+        language = (
+            await self.store.user_language(user.id) or translator(user.language_code).language
+        )
+        now = now_ms()
 
         def add_player(session: Session | None) -> tuple[Session | None, None]:
             lobby = _open_lobby(session)
@@ -181,7 +218,8 @@ class Handlers:
             return dataclasses.replace(
                 session,
                 lobby=join(lobby, user.id, name),
-                player_languages=(*session.player_languages, (user.id, tr.language)),
+                player_languages=(*session.player_languages, (user.id, language)),
+                deadline_ms=lobby_deadline(now),
             ), None
 
         try:
@@ -327,14 +365,40 @@ class Handlers:
                     raise Refused(NOT_ALLOWED)
                 await self._cancel_lobby(update, session, tr, query=query)
             case Op.CHALLENGE:
+                now = now_ms()
                 await self._game_action(
                     update,
                     press.chat_id,
                     press.game_id,
-                    lambda s, g: Challenge(_seat(g, user_id), press.number),
+                    lambda s, g: Challenge(_seat(g, user_id), press.number, now),
                     tr=tr,
                     query=query,
                 )
+            case Op.PASS:
+                await self._game_action(
+                    update,
+                    press.chat_id,
+                    press.game_id,
+                    lambda s, g: Pass(_current_seat(g, user_id, press.number)),
+                    tr=tr,
+                    query=query,
+                )
+            case Op.VOTE_YES | Op.VOTE_NO:
+                await self._game_action(
+                    update,
+                    press.chat_id,
+                    press.game_id,
+                    lambda s, g: PassVote(
+                        _current_seat(g, user_id, press.number), press.op is Op.VOTE_YES
+                    ),
+                    tr=tr,
+                    query=query,
+                    answer=N_("Your vote is in."),
+                )
+            case Op.NEXT_GAME:
+                await self._next_game(update, query, press, tr)
+            case Op.SETTINGS_SHOW | Op.SETTINGS_SET:
+                await self._settings_press(query, press, tr)
             case Op.ACCEPT:
                 await self._game_action(
                     update,
@@ -365,6 +429,7 @@ class Handlers:
             raise Refused(STALE)
         if not await self._may_manage(session, query.from_user.id):
             raise Refused(NOT_ALLOWED)
+        now = now_ms()
 
         def deal(current: Session | None) -> tuple[Session | None, tuple[Event, ...]]:
             lobby = _open_lobby(current, press.game_id)
@@ -373,7 +438,11 @@ class Handlers:
                 raise ActionRefused(reason)
             seating = random_seating(lobby.players, self.rng)
             state, events = new_game(lobby.rules, seating, self.rng)
-            return dataclasses.replace(current, lobby=None, game=state), tuple(events)
+            match = (
+                None if lobby.rules.match is MatchKind.SINGLE else new_match(lobby.rules, seating)
+            )
+            started = dataclasses.replace(current, lobby=None, match=match, deadline_ms=0)
+            return advance(started, state, events, now), tuple(events)
 
         committed = await self.store.transact(press.chat_id, deal, update_id=update.update_id)
         await self.sender.answer(query)
@@ -432,11 +501,13 @@ class Handlers:
         query: CallbackQuery | None = None,
         answer: str | None = None,
     ) -> None:
+        now = now_ms()
+
         def act(session: Session | None) -> tuple[Session | None, tuple[Event, ...]]:
             game = _current_game(session, game_id)
             assert session is not None
             state, events = apply(game, make_action(session, game))
-            return dataclasses.replace(session, game=state), tuple(events)
+            return advance(session, state, events, now), tuple(events)
 
         try:
             committed = await self.store.transact(chat_id, act, update_id=update.update_id)
@@ -461,6 +532,121 @@ class Handlers:
         await self.publisher.publish(
             session, session.game, committed.result or (), committed.messages, first_deal
         )
+
+    async def _next_game(
+        self, update: Update, query: CallbackQuery, press: Press, tr: Translator
+    ) -> None:
+        """The next game of a match: same seats, the dealer one seat on."""
+        user_id = query.from_user.id
+        session, _ = await self.store.load(press.chat_id)
+        if session is None or session.game_id != press.game_id or session.match is None:
+            raise Refused(STALE)
+        if user_id not in dict(session.match.players) and not await self._is_admin(
+            press.chat_id, user_id
+        ):
+            raise ActionRefused(Refusal.NOT_IN_GAME)
+        now = now_ms()
+
+        def deal(current: Session | None) -> tuple[Session | None, tuple[Event, ...]]:
+            if current is None or current.game_id != press.game_id or current.match is None:
+                raise Refused(STALE)
+            game = current.game
+            if is_over(current.match) or game is None or game.phase is not Phase.FINISHED:
+                raise Refused(STALE)
+            state, events = new_game(current.match.rules, next_seating(current.match), self.rng)
+            fresh = dataclasses.replace(current, game_id=new_game_id(), deadline_ms=0)
+            return advance(fresh, state, events, now), tuple(events)
+
+        committed = await self.store.transact(press.chat_id, deal, update_id=update.update_id)
+        await self.sender.answer(query)
+        message = query.message
+        if committed.changed and message is not None:
+            await self.sender.edit_markup(message.chat.id, message.message_id, None)
+        if committed.changed and committed.session is not None:
+            # The new game gets a new table message at the bottom of the chat.
+            await self.store.clear_messages(press.chat_id)
+            committed = dataclasses.replace(committed, messages={})
+        await self._publish(committed, first_deal=True)
+
+    # --- settings ---------------------------------------------------------------------------
+
+    async def settings(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        chat, user = update.effective_chat, update.effective_user
+        if chat is None or user is None:
+            return
+        tr = translator(user.language_code)
+        if chat.type not in GROUP_TYPES:
+            await self._reply(update, tr, N_("Send /settings in the group whose rules you set."))
+            return
+        if not await self._may_change_settings(chat.id, user.id):
+            await self._reply(update, tr, NOT_ALLOWED)
+            return
+        rules = await self.store.group_rules(chat.id) or Rules()
+        group_tr = translator(await self.store.group_language(chat.id) or user.language_code)
+        await self.sender.send(chat.id, views.settings_view(group_tr, chat.id, rules))
+
+    async def rules(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        chat, user = update.effective_chat, update.effective_user
+        if chat is None or user is None:
+            return
+        tr = translator(user.language_code)
+        rules = Rules()
+        if chat.type in GROUP_TYPES:
+            session, _ = await self.store.load(chat.id)
+            if session is not None and _in_progress(session):
+                rules = session.rules
+            else:
+                rules = await self.store.group_rules(chat.id) or rules
+            tr = translator(await self.store.group_language(chat.id) or user.language_code)
+        await self.sender.send(chat.id, views.rules_view(tr, rules))
+
+    async def _may_change_settings(self, chat_id: int, user_id: int) -> bool:
+        """The creator of the open lobby, or a group admin (RULES.md: chosen per group)."""
+        session, _ = await self.store.load(chat_id)
+        if session is not None and session.lobby is not None and session.creator == user_id:
+            return True
+        return await self._is_admin(chat_id, user_id)
+
+    async def _settings_press(self, query: CallbackQuery, press: Press, tr: Translator) -> None:
+        chat_id = press.chat_id
+        if not await self._may_change_settings(chat_id, query.from_user.id):
+            raise Refused(NOT_ALLOWED)
+        rules = await self.store.group_rules(chat_id) or Rules()
+        group_tr = translator(await self.store.group_language(chat_id) or tr.language)
+        if press.op is Op.SETTINGS_SHOW:
+            if press.game_id == "m":
+                view = views.settings_view(group_tr, chat_id, rules)
+            else:
+                view = views.option_view(group_tr, chat_id, rules, _option_index(press.game_id))
+            await self.sender.answer(query)
+        else:
+            try:
+                rules = _changed_rules(rules, press)
+            except InvalidRules as invalid:
+                # Refused when chosen, with the reason, never at play time (RULES.md).
+                await self.sender.answer(query, tr._(RULES_PROBLEMS[invalid.reason]))
+                return
+            await self.store.save_group_rules(chat_id, rules)
+            await self._apply_to_open_lobby(chat_id, rules)
+            await self.sender.answer(query, tr._("Saved for the next games."))
+            view = views.settings_view(group_tr, chat_id, rules)
+        message = query.message
+        if message is not None:
+            await self.sender.edit(message.chat.id, message.message_id, view)
+
+    async def _apply_to_open_lobby(self, chat_id: int, rules: Rules) -> None:
+        """An open lobby is the group's next game: it takes the new rules too."""
+
+        def change(session: Session | None) -> tuple[Session | None, None]:
+            if session is None or session.lobby is None:
+                return session, None
+            players = session.lobby.players[: rules.max_players]
+            lobby = dataclasses.replace(session.lobby, rules=rules, players=players)
+            return dataclasses.replace(session, lobby=lobby), None
+
+        committed = await self.store.transact(chat_id, change)
+        if committed.changed:
+            await self.publisher.refresh_lobby(chat_id)
 
 
 HELP_TEXT = N_(
@@ -501,6 +687,44 @@ def _seat(game: GameState, user_id: int) -> int:
     if seat is None:
         raise ActionRefused(Refusal.NOT_IN_GAME)
     return seat
+
+
+def _current_seat(game: GameState, user_id: int, plays: int) -> int:
+    """The user's seat, for a button drawn at play count ``plays`` (else the button is stale)."""
+    seat = _seat(game, user_id)
+    if game.plays != plays:
+        raise Refused(STALE)
+    return seat
+
+
+def _option_index(text: str) -> int:
+    index = int(text) if text.isdigit() else -1
+    if not 0 <= index < len(OPTION_NAMES):
+        raise Refused(STALE)
+    return index
+
+
+def _changed_rules(rules: Rules, press: Press) -> Rules:
+    if press.game_id == "p":
+        presets = list(PRESETS.values())
+        if not 0 <= press.number < len(presets):
+            raise Refused(STALE)
+        chosen = presets[press.number]
+        # A preset sets the game-play options; the group's timers and match stay as chosen.
+        return dataclasses.replace(
+            rules,
+            rank_rule=chosen.rank_rule,
+            challengers=chosen.challengers,
+            after_challenge=chosen.after_challenge,
+            final_check=chosen.final_check,
+            challenge_window=chosen.challenge_window,
+            challenge_priority=chosen.challenge_priority,
+        ).validate()
+    option = OPTION_NAMES[_option_index(press.game_id)]
+    values = OPTION_VALUES[option]
+    if not 0 <= press.number < len(values):
+        raise Refused(STALE)
+    return rules.with_option(option, values[press.number])
 
 
 def _play_from_press(game: GameState, user_id: int, press: Press) -> Play:

@@ -8,7 +8,19 @@ from collections.abc import Sequence
 
 from tgcheat.bot import views
 from tgcheat.bot.sender import Sender
-from tgcheat.engine.events import ChallengeResolved, Event, GameEnded, HandChanged, TurnStarted
+from tgcheat.engine.events import (
+    ChallengeResolved,
+    Event,
+    FinalPlayPending,
+    GameEnded,
+    HandChanged,
+    Passed,
+    PassRefused,
+    PassRequested,
+    PassVoted,
+    TurnStarted,
+)
+from tgcheat.engine.rules import Challengers, FinalCheck
 from tgcheat.engine.state import GameState, Phase
 from tgcheat.i18n import translator
 from tgcheat.store.games import GameStore
@@ -54,12 +66,13 @@ class Publisher:
         )
         await self._show_table(session, messages, view)
 
-    async def close_lobby(self, session: Session, messages: dict[str, int]) -> None:
+    async def close_lobby(
+        self, session: Session, messages: dict[str, int], *, expired: bool = False
+    ) -> None:
         message_id = messages.get(TABLE)
         if message_id is not None:
-            await self.sender.edit(
-                session.chat_id, message_id, views.lobby_closed_view(translator(session.language))
-            )
+            view = views.lobby_closed_view(translator(session.language), expired=expired)
+            await self.sender.edit(session.chat_id, message_id, view)
 
     async def _show_table(
         self, session: Session, messages: dict[str, int], view: views.View
@@ -84,11 +97,19 @@ class Publisher:
         for event in events:
             if isinstance(event, ChallengeResolved):
                 await self.sender.send(session.chat_id, views.reveal_view(tr, state, event))
+            elif isinstance(event, Passed):
+                text = views.passed_view(tr, state, event)
+                await self.sender.send(session.chat_id, views.View(text), silent=True)
         table = views.table_view(tr, session, state, self.bot_username)
         await self._show_table(session, messages, table)
         ended = any(isinstance(e, GameEnded) for e in events)
         if ended and state.result is not None:
-            await self.sender.send(session.chat_id, views.result_view(tr, state, state.result))
+            result = views.result_view(tr, state, state.result)
+            if session.match is not None:
+                lines = [result.text, "", *views.scoreboard_lines(tr, session.match)]
+                markup = None if session.match.finished else views.next_game_markup(tr, session)
+                result = views.View("\n".join(lines), markup)
+            await self.sender.send(session.chat_id, result)
         await self._publish_hands(session, state, events, messages, first_deal=first_deal)
         if ended:
             await self.store.clear_messages(session.chat_id, keep=(TABLE,))
@@ -104,6 +125,20 @@ class Publisher:
     ) -> None:
         turn_seats = {e.seat for e in events if isinstance(e, TurnStarted)}
         changed = {e.seat for e in events if isinstance(e, HandChanged)}
+        rules = state.rules
+        for event in events:
+            # Answers given in private: those asked get a fresh message (a notification).
+            if isinstance(event, FinalPlayPending) and rules.final_check is FinalCheck.NEXT:
+                turn_seats |= event.answerers
+            elif isinstance(event, PassRequested):
+                turn_seats |= event.voters
+            elif isinstance(event, (PassVoted, PassRefused, Passed)):
+                changed |= set(range(len(state.players)))
+            elif isinstance(event, ChallengeResolved) and rules.challengers is Challengers.NEXT:
+                changed.add(event.challenger)
+        changed = {seat for seat in changed if not state.players[seat].left} | {
+            e.seat for e in events if isinstance(e, HandChanged)
+        }
         if state.phase is Phase.FINISHED:
             changed = set(range(len(state.players)))
             turn_seats = set()

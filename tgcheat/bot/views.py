@@ -13,11 +13,36 @@ from dataclasses import dataclass
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from tgcheat.bot.callbacks import Op, Press
+from tgcheat.bot.settings_texts import (
+    PRESET_TEXTS,
+    option_help,
+    option_name,
+    value_text,
+)
 from tgcheat.bot.texts import claim_phrase, rank_plural, rank_symbol
-from tgcheat.engine.cards import Card, Rank, count_by_rank
-from tgcheat.engine.events import ChallengeResolved
-from tgcheat.engine.game import Refusal, can_accept, final_answerers, play_limit
+from tgcheat.engine.cards import CLAIMABLE_RANKS, Card, Rank, count_by_rank
+from tgcheat.engine.events import ChallengeResolved, Passed
+from tgcheat.engine.game import (
+    Refusal,
+    can_accept,
+    can_pass,
+    can_vote,
+    challengeable,
+    final_answerers,
+    play_limit,
+)
 from tgcheat.engine.lobby import Lobby
+from tgcheat.engine.match import Match, scoreboard
+from tgcheat.engine.rules import (
+    OPTION_NAMES,
+    OPTION_VALUES,
+    PRESETS,
+    Challengers,
+    FinalCheck,
+    Passing,
+    Rules,
+    preset_of,
+)
 from tgcheat.engine.state import Claim, EndReason, GameState, Phase, Result
 from tgcheat.i18n import N_, Translator
 from tgcheat.store.session import Session
@@ -65,6 +90,7 @@ def lobby_view(tr: Translator, session: Session, lobby: Lobby, bot_username: str
     names = ", ".join(name_html(name) for _, name in lobby.players) or tr._("nobody yet")
     lines = [
         tr._("🃏 <b>Cheat</b>: a new game is open"),
+        tr._("Rules: {rules} · /rules").format(rules=html.escape(rules_name(tr, rules))),
         tr._("Players ({count}/{most}): {names}").format(
             count=len(lobby.players), most=rules.max_players, names=names
         ),
@@ -93,8 +119,15 @@ def lobby_view(tr: Translator, session: Session, lobby: Lobby, bot_username: str
     return View("\n".join(lines), markup)
 
 
-def lobby_closed_view(tr: Translator) -> View:
+def lobby_closed_view(tr: Translator, *, expired: bool = False) -> View:
+    if expired:
+        return View(tr._("🃏 Nobody started this game in time. Send /new to open another."))
     return View(tr._("🃏 This game was cancelled. Send /new to open another."))
+
+
+def rules_name(tr: Translator, rules: Rules) -> str:
+    preset = preset_of(rules)
+    return tr._(PRESET_TEXTS[preset]) if preset is not None else tr._("house rules")
 
 
 # --- the table (group) -------------------------------------------------------------------------
@@ -126,6 +159,20 @@ def table_view(tr: Translator, session: Session, state: GameState, bot_username:
     elif state.phase is Phase.PLAYING:
         if last is not None:
             lines.append(tr._("Last play: {claim}").format(claim=claim_line(tr, state, last)))
+        if state.challenges:
+            lines.append(
+                tr._("❗ Cheat! called by {names}: the cards are turned over in a moment.").format(
+                    names=", ".join(
+                        name_html(state.players[s].name) for s, _, _ in state.challenges
+                    )
+                )
+            )
+        if state.vote_by is not None:
+            lines.append(
+                tr._("🙋 {name} asks to pass: the others vote in their private chat.").format(
+                    name=name_html(state.players[state.vote_by].name)
+                )
+            )
         lines.append(_turn_line(tr, state))
     else:
         lines.append(tr._("🏁 The game is over."))
@@ -148,7 +195,14 @@ def _table_keyboard(
         return None
     rows: list[list[InlineKeyboardButton]] = []
     last = state.last_claim
-    if last is not None:
+    rules = state.rules
+    # Under `next`, only the next player answers, in their private chat (their hand message).
+    answered_privately = (
+        rules.final_check is FinalCheck.NEXT
+        if state.phase is Phase.FINAL_CHECK
+        else rules.challengers is Challengers.NEXT
+    )
+    if last is not None and not answered_privately:
         challenge = Press(Op.CHALLENGE, session.chat_id, session.game_id, last.number)
         cheat = InlineKeyboardButton(tr._("❗ Cheat!"), callback_data=challenge.encode())
         if state.phase is Phase.FINAL_CHECK:
@@ -189,6 +243,43 @@ def reveal_view(tr: Translator, state: GameState, event: ChallengeResolved) -> V
         ).format(name=name_html(state.players[event.taker].name), count=event.taken),
     ]
     return View("\n".join(lines))
+
+
+def passed_view(tr: Translator, state: GameState, event: Passed) -> str:
+    name = name_html(state.players[event.seat].name)
+    if event.by_vote:
+        return tr._("⏭ {name} passes: everyone agreed.").format(name=name)
+    if event.rank is not None:
+        return tr._("⏭ {name} passes: every card of {rank} is in the pile.").format(
+            name=name, rank=html.escape(rank_plural(tr, event.rank))
+        )
+    return tr._("⏭ {name} passes.").format(name=name)
+
+
+def scoreboard_lines(tr: Translator, match: Match) -> list[str]:
+    names = dict(match.players)
+    lines = [
+        tr.ngettext(
+            "📊 Match after {games} game:", "📊 Match after {games} games:", match.games
+        ).format(games=match.games)
+    ]
+    for user_id, score in scoreboard(match):
+        lines.append(tr._("{name}: {score}").format(name=name_html(names[user_id]), score=score))
+    if match.finished:
+        if match.winner is not None:
+            lines.append(
+                tr._("🏆 {name} wins the match!").format(name=name_html(names[match.winner]))
+            )
+        else:
+            lines.append(tr._("The match ends without a winner."))
+    return lines
+
+
+def next_game_markup(tr: Translator, session: Session) -> InlineKeyboardMarkup:
+    press = Press(Op.NEXT_GAME, session.chat_id, session.game_id, 0)
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(tr._("▶️ Next game"), callback_data=press.encode())]]
+    )
 
 
 def result_view(tr: Translator, state: GameState, result: Result) -> View:
@@ -256,43 +347,98 @@ def hand_view(
         ),
         hand_text(tr, player.hand) if player.hand else tr._("none"),
     ]
-    limit = play_limit(state, seat)
     if state.phase is Phase.FINISHED:
         lines += ["", tr._("The game is over.")]
         return View("\n".join(lines))
     if player.left:
         lines += ["", tr._("You have left this game.")]
         return View("\n".join(lines))
-    if limit == 0:
-        if can_accept(state, seat):
-            lines += ["", tr._("Last cards were played: answer in the group.")]
-        return View("\n".join(lines))
-    rank = state.required
     selected = Counter(Rank.from_code(code) for code in selection)
-    lines.append("")
+    rows = _answer_rows(tr, session, state, seat, lines)
+    limit = play_limit(state, seat)
+    if limit > 0:
+        lines.append("")
+        lines.append(_turn_prompt(tr, state, limit))
+        if selection:
+            picked = " ".join(rank_symbol(tr, r) for r in sorted(selected.elements()))
+            lines.append(tr._("Selected: {cards}").format(cards=picked))
+        else:
+            lines.append(tr._("Tap a rank to pick a card of it; tap again for one more."))
+        rows += _play_rows(tr, session, state, seat, selected, lines)
+    elif can_accept(state, seat):
+        lines += ["", tr._("Last cards were played: answer in the group.")]
+    return View("\n".join(lines), InlineKeyboardMarkup(rows) if rows else None)
+
+
+def _turn_prompt(tr: Translator, state: GameState, limit: int) -> str:
+    rank = state.required
     if rank is not None:
-        lines.append(
-            tr.ngettext(
-                "🔔 Your turn: play up to {most} card as {rank}.",
-                "🔔 Your turn: play up to {most} cards as {rank}.",
-                limit,
-            ).format(most=limit, rank=f"<b>{html.escape(rank_plural(tr, rank))}</b>")
+        return tr.ngettext(
+            "🔔 Your turn: play up to {most} card as {rank}.",
+            "🔔 Your turn: play up to {most} cards as {rank}.",
+            limit,
+        ).format(most=limit, rank=f"<b>{html.escape(rank_plural(tr, rank))}</b>")
+    return tr.ngettext(
+        "🔔 Your turn: play up to {most} card and name any rank.",
+        "🔔 Your turn: play up to {most} cards and name any rank.",
+        limit,
+    ).format(most=limit)
+
+
+def _answer_rows(
+    tr: Translator, session: Session, state: GameState, seat: int, lines: list[str]
+) -> list[list[InlineKeyboardButton]]:
+    """What the player answers privately: a final play or the last play under `next`, or a
+    vote on someone's request to pass."""
+    rows: list[list[InlineKeyboardButton]] = []
+    rules = state.rules
+    final = state.final_claim
+    if final is not None and rules.final_check is FinalCheck.NEXT and can_accept(state, seat):
+        lines += ["", tr._("⏳ Last cards! {claim}").format(claim=claim_line(tr, state, final))]
+        accept = Press(Op.ACCEPT, session.chat_id, session.game_id, final.number)
+        cheat = Press(Op.CHALLENGE, session.chat_id, session.game_id, final.number)
+        rows.append(
+            [
+                InlineKeyboardButton(tr._("✅ I believe you"), callback_data=accept.encode()),
+                InlineKeyboardButton(tr._("❗ Cheat!"), callback_data=cheat.encode()),
+            ]
         )
-    if selection:
-        picked = " ".join(rank_symbol(tr, r) for r in sorted(selected.elements()))
-        lines.append(tr._("Selected: {cards}").format(cards=picked))
-    else:
-        lines.append(tr._("Tap a rank to pick a card of it; tap again for one more."))
-    return View("\n".join(lines), _hand_keyboard(tr, session, state, seat, selected))
+    elif rules.challengers is Challengers.NEXT and state.phase is Phase.PLAYING:
+        for claim in challengeable(state, seat):
+            lines += [
+                "",
+                tr._("Last play: {claim}. Believe it and play, or call Cheat!").format(
+                    claim=claim_line(tr, state, claim)
+                ),
+            ]
+            cheat = Press(Op.CHALLENGE, session.chat_id, session.game_id, claim.number)
+            rows.append([InlineKeyboardButton(tr._("❗ Cheat!"), callback_data=cheat.encode())])
+    if can_vote(state, seat) and state.vote_by is not None:
+        lines += [
+            "",
+            tr._("🙋 {name} asks to pass. Do you agree?").format(
+                name=name_html(state.players[state.vote_by].name)
+            ),
+        ]
+        yes = Press(Op.VOTE_YES, session.chat_id, session.game_id, state.plays)
+        no = Press(Op.VOTE_NO, session.chat_id, session.game_id, state.plays)
+        rows.append(
+            [
+                InlineKeyboardButton(tr._("👍 Yes"), callback_data=yes.encode()),
+                InlineKeyboardButton(tr._("👎 No"), callback_data=no.encode()),
+            ]
+        )
+    return rows
 
 
-def _hand_keyboard(
+def _play_rows(
     tr: Translator,
     session: Session,
     state: GameState,
     seat: int,
     selected: Counter[Rank],
-) -> InlineKeyboardMarkup:
+    lines: list[str],
+) -> list[list[InlineKeyboardButton]]:
     held = count_by_rank(state.players[seat].hand)
     selection = "".join(r.code for r in sorted(selected.elements()))
     buttons = []
@@ -303,23 +449,116 @@ def _hand_keyboard(
             label = f"✅ {rank_symbol(tr, rank)} {chosen}/{count}"
         press = Press(Op.PICK, session.chat_id, session.game_id, state.plays, selection, rank)
         buttons.append(InlineKeyboardButton(label, callback_data=press.encode()))
-    rows = [buttons[i : i + KEYBOARD_ROW] for i in range(0, len(buttons), KEYBOARD_ROW)]
+    rows = _in_rows(buttons)
     total = sum(selected.values())
+    clear = Press(Op.CLEAR, session.chat_id, session.game_id, state.plays, "", None)
+    clear_button = InlineKeyboardButton(tr._("✖️ Clear"), callback_data=clear.encode())
     if total and state.required is not None:
-        clear = Press(Op.CLEAR, session.chat_id, session.game_id, state.plays, "", None)
         play = Press(
             Op.PLAY, session.chat_id, session.game_id, state.plays, selection, state.required
         )
-        rows.append(
-            [
-                InlineKeyboardButton(tr._("✖️ Clear"), callback_data=clear.encode()),
-                InlineKeyboardButton(
-                    tr._("▶️ Play {claim}").format(claim=claim_phrase(tr, total, state.required)),
-                    callback_data=play.encode(),
-                ),
-            ]
+        label = tr._("▶️ Play {claim}").format(claim=claim_phrase(tr, total, state.required))
+        rows.append([clear_button, InlineKeyboardButton(label, callback_data=play.encode())])
+    elif total:
+        # No rank is required: the player names one (any rank, even one they do not hold).
+        lines.append(tr._("Now tap the rank you claim:"))
+        claims = [
+            InlineKeyboardButton(
+                rank_symbol(tr, rank),
+                callback_data=Press(
+                    Op.PLAY, session.chat_id, session.game_id, state.plays, selection, rank
+                ).encode(),
+            )
+            for rank in CLAIMABLE_RANKS
+        ]
+        rows += _in_rows(claims, width=7)
+        rows.append([clear_button])
+    if can_pass(state, seat):
+        label = tr._("🙋 Ask to pass") if state.rules.passing is Passing.VOTE else tr._("⏭ Pass")
+        press = Press(Op.PASS, session.chat_id, session.game_id, state.plays)
+        rows.append([InlineKeyboardButton(label, callback_data=press.encode())])
+    return rows
+
+
+def _in_rows(
+    buttons: list[InlineKeyboardButton], width: int = KEYBOARD_ROW
+) -> list[list[InlineKeyboardButton]]:
+    return [buttons[i : i + width] for i in range(0, len(buttons), width)]
+
+
+# --- settings and rules ----------------------------------------------------------------------
+
+
+def settings_view(tr: Translator, chat_id: int, rules: Rules) -> View:
+    lines = [
+        tr._("⚙️ <b>Settings</b> for this group's next games"),
+        tr._("Rules: {rules}").format(rules=html.escape(rules_name(tr, rules))),
+        tr._("Tap a setting to change it, or pick a preset."),
+    ]
+    rows = [
+        [
+            InlineKeyboardButton(
+                f"{option_name(tr, option)}: {value_text(tr, rules.option_value(option))}",
+                callback_data=Press(Op.SETTINGS_SHOW, chat_id, str(index), 0).encode(),
+            )
+        ]
+        for index, option in enumerate(OPTION_NAMES)
+    ]
+    rows.append(
+        [
+            InlineKeyboardButton(
+                tr._(PRESET_TEXTS[name]),
+                callback_data=Press(Op.SETTINGS_SET, chat_id, "p", number).encode(),
+            )
+            for number, name in enumerate(PRESETS)
+        ]
+    )
+    return View("\n".join(lines), InlineKeyboardMarkup(rows))
+
+
+def option_view(tr: Translator, chat_id: int, rules: Rules, index: int) -> View:
+    option = OPTION_NAMES[index]
+    current = rules.option_value(option)
+    lines = [
+        f"⚙️ <b>{html.escape(option_name(tr, option))}</b>: {html.escape(value_text(tr, current))}",
+        html.escape(option_help(tr, option)),
+    ]
+    buttons = [
+        InlineKeyboardButton(
+            ("✅ " if value == current else "") + value_text(tr, value),
+            callback_data=Press(Op.SETTINGS_SET, chat_id, str(index), number).encode(),
         )
-    return InlineKeyboardMarkup(rows)
+        for number, value in enumerate(OPTION_VALUES[option])
+    ]
+    rows = _in_rows(buttons, width=2)
+    rows.append(
+        [
+            InlineKeyboardButton(
+                tr._("« Back"), callback_data=Press(Op.SETTINGS_SHOW, chat_id, "m", 0).encode()
+            )
+        ]
+    )
+    return View("\n".join(lines), InlineKeyboardMarkup(rows))
+
+
+def rules_view(tr: Translator, rules: Rules) -> View:
+    lines = [
+        tr._("🃏 <b>Rules in force</b>: {rules}").format(rules=html.escape(rules_name(tr, rules))),
+        tr._(
+            "Play 1 or more cards face down and claim their number and a rank: the number is "
+            "true, the rank may be a lie. Doubt a claim? Call Cheat! The cards are turned "
+            "over: a liar takes the pile, and so does a wrong accuser. Your last cards must be "
+            "believed to win."
+        ),
+        "",
+    ]
+    for option in OPTION_NAMES:
+        lines.append(
+            f"• <b>{html.escape(option_name(tr, option))}</b>: "
+            f"{html.escape(value_text(tr, rules.option_value(option)))}"
+        )
+    lines += ["", tr._("Admins change them with /settings.")]
+    return View("\n".join(lines))
 
 
 # --- short answers (pop-ups) and replies ---------------------------------------------------------
@@ -341,6 +580,19 @@ REFUSALS: dict[Refusal, str] = {
     Refusal.TOO_FEW_PLAYERS: N_("Not enough players yet."),
     Refusal.ALREADY_JOINED: N_("You are already in this game."),
     Refusal.LOBBY_FULL: N_("This game is full."),
+    Refusal.CHALLENGE_PENDING: N_("Wait: a Cheat! call is being settled."),
+    Refusal.ALREADY_CHALLENGED: N_("You already called Cheat on that play."),
+    Refusal.TOO_EARLY: N_("Not yet."),
+    Refusal.PASSING_OFF: N_("Passing is not allowed in this game."),
+    Refusal.RANK_NOT_EXHAUSTED: N_(
+        "You may pass only when every card of the required rank is in the pile."
+    ),
+    Refusal.VOTE_PENDING: N_("Wait: the others are voting on a pass."),
+    Refusal.VOTE_REFUSED: N_("Your request to pass was refused this turn: play."),
+    Refusal.NO_VOTE: N_("There is no vote going on."),
+    Refusal.NOT_A_VOTER: N_("This vote is not yours."),
+    Refusal.ALREADY_VOTED: N_("You already voted."),
+    Refusal.TOO_MANY_PLAYERS: N_("Too many players for these rules."),
 }
 
 

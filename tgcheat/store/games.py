@@ -9,6 +9,7 @@ changed a game is ignored, whichever process sees it.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from typing import Any, Generic, TypeVar, cast
 
 from redis.asyncio import Redis
 
+from tgcheat.engine.rules import Rules
 from tgcheat.store.session import Session, decode, encode
 
 R = TypeVar("R")
@@ -28,9 +30,10 @@ UPDATE_TTL_S = 24 * 3600
 MAX_ATTEMPTS = 30
 BACKOFF_S = 0.002
 
-# KEYS[1] session hash, KEYS[2] update marker, KEYS[3] message-id hash.
+# KEYS[1] session hash, KEYS[2] update marker, KEYS[3] message-id hash, KEYS[4] deadlines.
 # ARGV[1] expected version, ARGV[2] new document, ARGV[3] session TTL, ARGV[4] update TTL,
-# ARGV[5] "1" when there is an update id to remember.
+# ARGV[5] "1" when there is an update id to remember, ARGV[6] chat id, ARGV[7] the session's
+# next deadline (ms; "0": none).
 # Returns 1 on success, 0 on a version conflict, -1 when the update was already applied.
 _CAS_SCRIPT = """
 local version = redis.call('HGET', KEYS[1], 'v') or '0'
@@ -41,6 +44,11 @@ end
 redis.call('HSET', KEYS[1], 'v', tonumber(version) + 1, 'd', ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 redis.call('EXPIRE', KEYS[3], ARGV[3])
+if ARGV[7] == '0' then
+  redis.call('ZREM', KEYS[4], ARGV[6])
+else
+  redis.call('ZADD', KEYS[4], ARGV[7], ARGV[6])
+end
 return 1
 """
 
@@ -77,6 +85,19 @@ class GameStore:
         self._redis = redis
         self._prefix = prefix
         self._cas = redis.register_script(_CAS_SCRIPT)
+
+    @property
+    def _deadlines_key(self) -> str:
+        return f"{self._prefix}:deadlines"
+
+    async def due(self, now_ms: int, limit: int = 64) -> list[int]:
+        """Chats whose deadline has passed (the clock must act there)."""
+        raw = await self._redis.zrangebyscore(self._deadlines_key, "-inf", now_ms, 0, limit)
+        return [int(cast(bytes, chat_id)) for chat_id in raw]
+
+    async def forget_deadline(self, chat_id: int) -> None:
+        """Drop a deadline whose session is gone (expired), so it is not looked at again."""
+        await self._redis.zrem(self._deadlines_key, chat_id)
 
     def _session_key(self, chat_id: int) -> str:
         return f"{self._prefix}:chat:{chat_id}"
@@ -125,6 +146,7 @@ class GameStore:
                     self._session_key(chat_id),
                     self._update_key(update_id or 0),
                     self._messages_key(chat_id),
+                    self._deadlines_key,
                 ],
                 args=[
                     version,
@@ -132,6 +154,8 @@ class GameStore:
                     SESSION_TTL_S,
                     UPDATE_TTL_S,
                     "1" if update_id is not None else "0",
+                    chat_id,
+                    new_session.deadline_ms,
                 ],
             )
             if outcome == 1:
@@ -141,6 +165,31 @@ class GameStore:
             # Lost a race: back off a random little while so that racing writers spread out.
             await asyncio.sleep(random.uniform(0, BACKOFF_S * 2 ** min(attempt, 5)))
         raise ConflictError(f"chat {chat_id}: too many concurrent changes")
+
+    def _group_key(self, chat_id: int) -> str:
+        return f"{self._prefix}:group:{chat_id}"
+
+    async def group_rules(self, chat_id: int) -> Rules | None:
+        """The rules a group chose with /settings for its next games (None: the default)."""
+        raw = await self._redis.hget(self._group_key(chat_id), "rules")
+        return Rules.from_dict(json.loads(raw)) if raw else None
+
+    async def save_group_rules(self, chat_id: int, rules: Rules) -> None:
+        await self._redis.hset(self._group_key(chat_id), "rules", json.dumps(rules.to_dict()))
+
+    async def group_language(self, chat_id: int) -> str | None:
+        raw = await self._redis.hget(self._group_key(chat_id), "lang")
+        return _text(raw) if raw else None
+
+    async def save_group_language(self, chat_id: int, language: str) -> None:
+        await self._redis.hset(self._group_key(chat_id), "lang", language)
+
+    async def user_language(self, user_id: int) -> str | None:
+        raw = await self._redis.hget(f"{self._prefix}:user:{user_id}", "lang")
+        return _text(raw) if raw else None
+
+    async def save_user_language(self, user_id: int, language: str) -> None:
+        await self._redis.hset(f"{self._prefix}:user:{user_id}", "lang", language)
 
     async def set_message(self, chat_id: int, name: str, message_id: int) -> None:
         key = self._messages_key(chat_id)

@@ -12,6 +12,7 @@ from typing import Any
 
 from tgcheat.engine.cards import Card, Rank
 from tgcheat.engine.lobby import Lobby
+from tgcheat.engine.match import Match
 from tgcheat.engine.rules import Rules
 from tgcheat.engine.state import Claim, EndReason, GameState, Phase, Player, Result
 
@@ -34,6 +35,11 @@ class Session:
     language: str = "en"
     #: Each player's language for their private messages, by user id.
     player_languages: tuple[tuple[int, str], ...] = ()
+    #: When the clock acts next (a turn or final-play timeout, a lobby's expiry), in Unix
+    #: milliseconds; 0: never. Kept in a Redis sorted set too, so any process can fire it.
+    deadline_ms: int = 0
+    #: The match this game belongs to, when the rules play more than one game.
+    match: Match | None = None
 
     def language_of(self, user_id: int) -> str:
         return next((lang for uid, lang in self.player_languages if uid == user_id), self.language)
@@ -54,7 +60,10 @@ def encode(session: Session) -> bytes:
         "t": session.title,
         "lg": session.language,
         "pl": session.player_languages,
+        "dl": session.deadline_ms,
     }
+    if session.match is not None:
+        doc["m"] = _match_doc(session.match)
     if session.lobby is not None:
         doc["l"] = {"r": _rules_doc(session.lobby.rules), "p": session.lobby.players}
     if session.game is not None:
@@ -81,6 +90,34 @@ def decode(raw: bytes) -> Session:
         title=doc.get("t", ""),
         language=doc.get("lg", "en"),
         player_languages=tuple((uid, lang) for uid, lang in doc.get("pl", ())),
+        deadline_ms=doc.get("dl", 0),
+        match=_match_from_doc(doc["m"]) if "m" in doc else None,
+    )
+
+
+def _match_doc(match: Match) -> dict[str, Any]:
+    return {
+        "r": _rules_doc(match.rules),
+        "p": match.players,
+        "d": match.dealer,
+        "s": match.scores,
+        "g": match.games,
+        "l": match.left,
+        "f": int(match.finished),
+        "w": match.winner,
+    }
+
+
+def _match_from_doc(doc: dict[str, Any]) -> Match:
+    return Match(
+        rules=Rules.from_dict(doc["r"]),
+        players=tuple((uid, name) for uid, name in doc["p"]),
+        dealer=doc["d"],
+        scores=tuple((uid, score) for uid, score in doc["s"]),
+        games=doc["g"],
+        left=tuple(doc["l"]),
+        finished=bool(doc["f"]),
+        winner=doc["w"],
     )
 
 
@@ -115,6 +152,13 @@ def _state_doc(state: GameState) -> dict[str, Any]:
         doc["a"] = sorted(state.accepted)
     if state.result is not None:
         doc["z"] = [state.result.reason.value, state.result.winner, state.result.places]
+    if state.challenges:
+        doc["ch"] = state.challenges
+    if state.vote_by is not None:
+        doc["vb"] = state.vote_by
+        doc["vy"] = state.votes_yes
+    if state.pass_refused:
+        doc["pr"] = 1
     return doc
 
 
@@ -139,4 +183,8 @@ def _state_from_doc(doc: dict[str, Any]) -> GameState:
         phase=Phase(doc["f"]),
         accepted=frozenset(doc.get("a", ())),
         result=result,
+        challenges=tuple((seat, claim, at) for seat, claim, at in doc.get("ch", ())),
+        vote_by=doc.get("vb"),
+        votes_yes=tuple(doc.get("vy", ())),
+        pass_refused=bool(doc.get("pr", 0)),
     )

@@ -1,0 +1,134 @@
+"""How each rule option and value reads in a menu and a rules summary (msgids, in English)."""
+
+from __future__ import annotations
+
+from tgcheat.engine.rules import OPTION_NAMES, RulesProblem
+from tgcheat.i18n import N_, Translator
+
+#: Option → (its name, a one-line explanation).
+OPTION_TEXTS: dict[str, tuple[str, str]] = {
+    "rank_rule": (
+        N_("Rank"),
+        N_("Which rank a play must claim: the next in A, 2…K; the round's rank; or any."),
+    ),
+    "challengers": (N_("Who may call Cheat"), N_("Everyone else, or only the next player.")),
+    "after_challenge": (
+        N_("After a challenge"),
+        N_("Play goes on with the next player, or the challenge's winner opens a new round."),
+    ),
+    "challenge_priority": (
+        N_("Several Cheat! at once"),
+        N_("The first press counts, or the nearest player clockwise after a short wait."),
+    ),
+    "challenge_grace_s": (
+        N_("Wait for other Cheat! calls"),
+        N_("Seconds others may still join a Cheat! call (nearest clockwise wins)."),
+    ),
+    "challenge_window": (
+        N_("Open plays"),
+        N_("Only the last play can be challenged, or the last two."),
+    ),
+    "final_check": (
+        N_("Last cards"),
+        N_("Everyone must believe a player's last cards, or only the next player answers."),
+    ),
+    "max_cards": (N_("Cards per play"), N_("The most cards one play may hold.")),
+    "decks": (N_("Decks"), N_("One deck up to 6 players and two from 7 (auto), or fixed.")),
+    "jokers": (N_("Jokers"), N_("Two jokers per deck that count as the claimed rank.")),
+    "passing": (
+        N_("Passing"),
+        N_("Never; when every card of the rank is in the pile; or when all others agree."),
+    ),
+    "move_cap": (
+        N_("Play limit"),
+        N_("After this many plays the game ends: fewest cards wins."),
+    ),
+    "players": (N_("Players"), N_("How many may play.")),
+    "match": (
+        N_("Match"),
+        N_("One game, first to N wins, best of N, or N games scoring cards left (lowest wins)."),
+    ),
+    "turn_timeout_s": (
+        N_("Turn time"),
+        N_("Seconds to play before one card is played for you; off for slow friendly games."),
+    ),
+    "afk_limit": (
+        N_("Missed turns"),
+        N_("Timeouts in a row after which a player is removed."),
+    ),
+}
+assert set(OPTION_TEXTS) == set(OPTION_NAMES)
+
+#: The words of option values; numbers are shown as they are.
+VALUE_TEXTS: dict[str, str] = {
+    "ascending": N_("ascending"),
+    "same": N_("same in a round"),
+    "free": N_("free"),
+    "anyone": N_("anyone"),
+    "next": N_("next player"),
+    "continue": N_("play goes on"),
+    "winner_opens": N_("winner opens"),
+    "first": N_("first press"),
+    "clockwise": N_("nearest clockwise"),
+    "last": N_("last play"),
+    "two": N_("last two plays"),
+    "all": N_("everyone"),
+    "off": N_("off"),
+    "wild": N_("wild"),
+    "never": N_("never"),
+    "exhausted": N_("rank used up"),
+    "vote": N_("by vote"),
+    "any": N_("any number"),
+    "auto": N_("auto"),
+    "none": N_("none"),
+    "single": N_("one game"),
+}
+
+MATCH_TEXTS: dict[str, str] = {
+    "first_to": N_("first to {n} wins"),
+    "best_of": N_("best of {n}"),
+    "penalty": N_("{n} games, penalty points"),
+}
+
+PRESET_TEXTS: dict[str, str] = {
+    "cheat": N_("Cheat (classic)"),
+    "verju": N_("«Верю — не верю» (French)"),
+    "free": N_("Free rank (Italian)"),
+}
+
+RULES_PROBLEMS: dict[RulesProblem, str] = {
+    RulesProblem.NEXT_WITH_WINDOW_TWO: N_(
+        "When only the next player may call Cheat, only the last play can stay open."
+    ),
+    RulesProblem.EXHAUSTED_NEEDS_REQUIRED_RANK: N_(
+        "Passing when a rank is used up needs a required rank: not with free ranks."
+    ),
+    RulesProblem.BAD_MAX_CARDS: N_("That number of cards per play is not allowed."),
+    RulesProblem.BAD_DECKS: N_("Choose one deck, two, or auto."),
+    RulesProblem.BAD_PLAYERS: N_("Between 2 and 10 players can play."),
+    RulesProblem.ONE_DECK_TOO_MANY_PLAYERS: N_("One deck is enough for 6 players at most."),
+    RulesProblem.BAD_MOVE_CAP: N_("That play limit is not allowed."),
+    RulesProblem.BAD_MATCH: N_("That match length is not allowed."),
+    RulesProblem.BAD_TIMER: N_("That turn time is not allowed."),
+    RulesProblem.BAD_AFK_LIMIT: N_("That number of missed turns is not allowed."),
+    RulesProblem.BAD_GRACE: N_("That waiting time is not allowed."),
+    RulesProblem.UNKNOWN_OPTION: N_("There is no such setting."),
+    RulesProblem.BAD_VALUE: N_("That value is not allowed."),
+}
+
+
+def value_text(tr: Translator, value: str) -> str:
+    if value in VALUE_TEXTS:
+        return tr._(VALUE_TEXTS[value])
+    kind, _, number = value.rpartition("_")
+    if kind in MATCH_TEXTS:
+        return tr._(MATCH_TEXTS[kind]).format(n=number)
+    return value
+
+
+def option_name(tr: Translator, option: str) -> str:
+    return tr._(OPTION_TEXTS[option][0])
+
+
+def option_help(tr: Translator, option: str) -> str:
+    return tr._(OPTION_TEXTS[option][1])
