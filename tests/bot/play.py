@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -10,6 +11,7 @@ from tests.support.updates import User
 from tgcheat.bot.callbacks import Op, parse
 from tgcheat.engine.cards import Rank
 from tgcheat.engine.state import GameState
+from tgcheat.store.session import Session
 
 
 def has_op(op: Op, rank: Rank | None = None) -> Any:
@@ -45,3 +47,27 @@ async def play(bot: BotHarness, user: User, ranks: list[Rank]) -> None:
     for rank in ranks:
         await bot.press(user, user.id, has_op(Op.PICK, rank))
     await bot.press(user, user.id, has_op(Op.PLAY))
+
+
+def seated(state: GameState, users: list[User]) -> GameState:
+    """The same game with ``users`` in the seats (ids and names), hands unchanged."""
+    players = tuple(
+        dataclasses.replace(player, user_id=user.id, name=user.first_name)
+        for player, user in zip(state.players, users, strict=True)
+    )
+    return dataclasses.replace(state, players=players)
+
+
+def group_texts(bot: BotHarness) -> str:
+    return "\n".join(m.plain_text or "" for m in bot.fake.visible_messages(GROUP_ID))
+
+
+async def install_game(bot: BotHarness, state: GameState, game_id: str = "rigged1") -> None:
+    """Put a game with explicit hands in the group (as if dealt), for scenario tests."""
+
+    def put(_: Session | None) -> tuple[Session | None, None]:
+        return Session(GROUP_ID, game_id, state.players[0].user_id, game=state, title="T"), None
+
+    await bot.store.transact(GROUP_ID, put)
+    for player in state.players:
+        bot.fake.started_users.add(player.user_id)
