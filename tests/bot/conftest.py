@@ -44,9 +44,25 @@ class BotHarness:
         await self.feed(self.updates.start_private(user, payload))
 
 
-async def make_harness(redis: Redis, fake: FakeTelegram | None = None) -> BotHarness:
+#: Offline tests play far faster than people: no budget unless a test asks for one.
+UNLIMITED = 1_000_000
+
+
+async def make_harness(
+    redis: Redis,
+    fake: FakeTelegram | None = None,
+    *,
+    group_messages_per_minute: int = UNLIMITED,
+    throttle: bool = False,
+) -> BotHarness:
     fake = fake or FakeTelegram()
-    app = build_application(Config(telegram_bot_token=TOKEN), redis, request=fake)
+    app = build_application(
+        Config(telegram_bot_token=TOKEN),
+        redis,
+        request=fake,
+        group_messages_per_minute=group_messages_per_minute,
+        throttle=throttle,
+    )
     await app.initialize()
     return BotHarness(
         app, fake, UpdateFactory(fake), group(GROUP_ID, "Friday <cards> & co"), GameStore(redis)

@@ -9,10 +9,14 @@ from typing import TYPE_CHECKING
 from redis.asyncio import Redis
 from telegram import Bot, BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
 from telegram.ext import (
+    AIORateLimiter,
     Application,
     ApplicationBuilder,
     CallbackQueryHandler,
+    ChatMemberHandler,
     CommandHandler,
+    MessageHandler,
+    filters,
 )
 from telegram.request import BaseRequest
 
@@ -21,19 +25,25 @@ from tgcheat.bot.publish import Publisher
 from tgcheat.bot.sender import Sender
 from tgcheat.bot.timers import Timers
 from tgcheat.i18n import N_, available_languages, load_all, translator
-from tgcheat.store.games import GameStore
+from tgcheat.store.games import GROUP_MESSAGES_PER_MINUTE, GameStore
 
 if TYPE_CHECKING:
     from tgcheat.config import Config
 
+MAX_RETRIES = 2
+#: Messages a group may get from one process in a burst before that process waits; the Redis
+#: budget (20 a minute across processes) defers table edits before this is reached.
+GROUP_BURST = 60
+
 #: The updates the bot asks Telegram for (setWebhook / getUpdates).
-ALLOWED_UPDATES: list[str] = ["message", "callback_query", "my_chat_member"]
+ALLOWED_UPDATES: list[str] = ["message", "callback_query", "my_chat_member", "chat_member"]
 
 GROUP_COMMANDS = (
     ("new", N_("Open a new game of Cheat")),
     ("join", N_("Join the open game")),
     ("leave", N_("Leave the game")),
     ("stop", N_("End the game (its creator or an admin)")),
+    ("kick", N_("Remove a player (reply to them, or give their seat)")),
     ("settings", N_("Choose the rules of this group's games")),
     ("rules", N_("The rules in force")),
     ("help", N_("How to play")),
@@ -62,8 +72,15 @@ class CheatApplication(Application):  # type: ignore[type-arg]
 
 
 def build_application(
-    config: Config, redis: Redis, *, request: BaseRequest | None = None
+    config: Config,
+    redis: Redis,
+    *,
+    request: BaseRequest | None = None,
+    group_messages_per_minute: int = GROUP_MESSAGES_PER_MINUTE,
+    throttle: bool = True,
 ) -> Application:  # type: ignore[type-arg]
+    """The bot. ``throttle=False`` leaves out python-telegram-bot's in-process rate limiter
+    (for offline tests, which send far more than Telegram allows in a second)."""
     load_all()
     builder = (
         ApplicationBuilder()
@@ -73,11 +90,17 @@ def build_application(
         .base_url(config.base_url)
         .base_file_url(config.base_file_url)
     )
+    if throttle:
+        # Waits and retries on Telegram's RetryAfter (429); the per-group budget across
+        # processes is kept in Redis by the store (see GameStore.transact).
+        limiter = AIORateLimiter(max_retries=MAX_RETRIES, group_max_rate=GROUP_BURST)
+        # The builder's type names its rate limiter's; the built Application is the same.
+        builder = builder.rate_limiter(limiter)  # type: ignore[arg-type]
     if request is not None:
         builder = builder.request(request).get_updates_request(request)
     # Updates of different chats are independent; within a chat the store serialises changes.
     application = builder.concurrent_updates(True).build()
-    store = GameStore(redis)
+    store = GameStore(redis, group_messages_per_minute=group_messages_per_minute)
     sender = Sender(application.bot)
     publisher = Publisher(store, sender)
     handlers = Handlers(store, sender, publisher)
@@ -91,7 +114,15 @@ def build_application(
     application.add_handler(CommandHandler("stop", handlers.stop))
     application.add_handler(CommandHandler("settings", handlers.settings))
     application.add_handler(CommandHandler("rules", handlers.rules))
+    application.add_handler(CommandHandler("kick", handlers.kick))
     application.add_handler(CallbackQueryHandler(handlers.button))
+    application.add_handler(
+        MessageHandler(filters.StatusUpdate.LEFT_CHAT_MEMBER, handlers.member_left)
+    )
+    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.migrated))
+    application.add_handler(
+        ChatMemberHandler(handlers.bot_membership, ChatMemberHandler.MY_CHAT_MEMBER)
+    )
     return application
 
 

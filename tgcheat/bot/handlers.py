@@ -19,6 +19,7 @@ from telegram import (
     ChatMember,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
+    Message,
     Update,
     User,
 )
@@ -29,7 +30,7 @@ from tgcheat.bot import views
 from tgcheat.bot.callbacks import BadCallback, Op, Press, parse
 from tgcheat.bot.deadlines import lobby_deadline, now_ms
 from tgcheat.bot.progress import advance
-from tgcheat.bot.publish import Publisher
+from tgcheat.bot.publish import Publisher, group_messages
 from tgcheat.bot.sender import Sender
 from tgcheat.bot.settings_texts import RULES_PROBLEMS
 from tgcheat.engine.actions import (
@@ -444,9 +445,11 @@ class Handlers:
             started = dataclasses.replace(current, lobby=None, match=match, deadline_ms=0)
             return advance(started, state, events, now), tuple(events)
 
-        committed = await self.store.transact(press.chat_id, deal, update_id=update.update_id)
+        committed = await self.store.transact(
+            press.chat_id, deal, update_id=update.update_id, group_messages=group_messages
+        )
         await self.sender.answer(query)
-        await self._publish(committed, first_deal=True)
+        await self._publish(committed)
 
     async def _cancel_lobby(
         self,
@@ -510,7 +513,9 @@ class Handlers:
             return advance(session, state, events, now), tuple(events)
 
         try:
-            committed = await self.store.transact(chat_id, act, update_id=update.update_id)
+            committed = await self.store.transact(
+                chat_id, act, update_id=update.update_id, group_messages=group_messages
+            )
         except (Refused, ActionRefused) as refused:
             if query is not None:
                 raise
@@ -523,14 +528,16 @@ class Handlers:
             await self.sender.answer(query, tr._(answer) if answer and committed.changed else None)
         await self._publish(committed)
 
-    async def _publish(
-        self, committed: Committed[tuple[Event, ...]], *, first_deal: bool = False
-    ) -> None:
+    async def _publish(self, committed: Committed[tuple[Event, ...]]) -> None:
         session = committed.session
         if not committed.changed or session is None or session.game is None:
             return
         await self.publisher.publish(
-            session, session.game, committed.result or (), committed.messages, first_deal
+            session,
+            session.game,
+            committed.result or (),
+            committed.messages,
+            table_deferred=committed.table_deferred,
         )
 
     async def _next_game(
@@ -557,7 +564,9 @@ class Handlers:
             fresh = dataclasses.replace(current, game_id=new_game_id(), deadline_ms=0)
             return advance(fresh, state, events, now), tuple(events)
 
-        committed = await self.store.transact(press.chat_id, deal, update_id=update.update_id)
+        committed = await self.store.transact(
+            press.chat_id, deal, update_id=update.update_id, group_messages=group_messages
+        )
         await self.sender.answer(query)
         message = query.message
         if committed.changed and message is not None:
@@ -566,7 +575,7 @@ class Handlers:
             # The new game gets a new table message at the bottom of the chat.
             await self.store.clear_messages(press.chat_id)
             committed = dataclasses.replace(committed, messages={})
-        await self._publish(committed, first_deal=True)
+        await self._publish(committed)
 
     # --- settings ---------------------------------------------------------------------------
 
@@ -647,6 +656,122 @@ class Handlers:
         committed = await self.store.transact(chat_id, change)
         if committed.changed:
             await self.publisher.refresh_lobby(chat_id)
+
+    # --- membership: players and the bot coming and going --------------------------------------
+
+    async def member_left(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A player who leaves the group leaves its game (RULES.md "Leaving")."""
+        message, chat = update.effective_message, update.effective_chat
+        if message is None or chat is None or message.left_chat_member is None:
+            return
+        gone = message.left_chat_member
+        if gone.id == self.sender.bot.id:
+            await self._bot_removed(chat.id)
+            return
+        await self._remove_player(update, chat.id, gone.id)
+
+    async def kick(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """/kick as a reply to the player's message, or /kick <seat number> from the table."""
+        chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+        if chat is None or user is None or message is None:
+            return
+        tr = translator(user.language_code)
+        if chat.type not in GROUP_TYPES:
+            await self._reply(update, tr, N_("Send /kick in the group of the game."))
+            return
+        session, _ = await self.store.load(chat.id)
+        if session is None or not _in_progress(session):
+            await self._reply(update, tr, NO_GAME)
+            return
+        if not await self._may_manage(session, user.id):
+            await self._reply(update, tr, NOT_ALLOWED)
+            return
+        target = _kick_target(session, message.reply_to_message, context.args or [])
+        if target is None:
+            await self._reply(
+                update,
+                tr,
+                N_("Reply to a message of the player with /kick, or give their seat number."),
+            )
+            return
+        await self._remove_player(update, chat.id, target, tr=tr)
+
+    async def _remove_player(
+        self, update: Update, chat_id: int, user_id: int, tr: Translator | None = None
+    ) -> None:
+        session, _ = await self.store.load(chat_id)
+        if session is None:
+            return
+        if session.lobby is not None:
+            if session.lobby.has(user_id):
+                await self._unjoin(chat_id, user_id)
+                await self.publisher.refresh_lobby(chat_id)
+            return
+        game = session.game
+        if game is None or game.phase is Phase.FINISHED:
+            return
+        seat = game.seat_of(user_id)
+        if seat is None or game.players[seat].left:
+            if tr is not None:
+                await self._reply(update, tr, views.REFUSALS[Refusal.NOT_IN_GAME])
+            return
+        await self._game_action(
+            update,
+            chat_id,
+            session.game_id,
+            lambda s, g: Leave(_seat(g, user_id)),
+            tr=tr or translator(session.language),
+        )
+
+    async def bot_membership(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """The bot removed from a group: that game ends and nothing of it is kept."""
+        change = update.my_chat_member
+        if change is None or change.chat.type not in GROUP_TYPES:
+            return
+        if change.new_chat_member.status in (ChatMember.LEFT, ChatMember.BANNED):
+            await self._bot_removed(change.chat.id)
+
+    async def _bot_removed(self, chat_id: int) -> None:
+        def end(session: Session | None) -> tuple[Session | None, tuple[Event, ...]]:
+            if session is None or not _in_progress(session):
+                return session, ()
+            if session.game is None:
+                return dataclasses.replace(session, lobby=None, deadline_ms=0), ()
+            state, events = apply(session.game, Stop())
+            return dataclasses.replace(session, game=state, deadline_ms=0), tuple(events)
+
+        committed = await self.store.transact(chat_id, end)
+        session = committed.session
+        if committed.changed and session is not None and session.game is not None:
+            # The group cannot be written to any more; the players learn it in private.
+            await self.publisher.publish_hands_only(session, session.game, committed.messages)
+        await self.store.forget_chat(chat_id)
+
+    async def migrated(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A group that becomes a supergroup gets a new chat id: its game moves with it."""
+        message = update.effective_message
+        if message is None or message.migrate_to_chat_id is None:
+            return
+        old_id, new_id = message.chat.id, message.migrate_to_chat_id
+        session, _ = await self.store.load(old_id)
+        if session is None or not _in_progress(session):
+            return
+        moved = dataclasses.replace(session, chat_id=new_id, game_id=new_game_id())
+
+        def arrive(current: Session | None) -> tuple[Session | None, None]:
+            if current is not None and _in_progress(current):
+                return current, None
+            return moved, None
+
+        committed = await self.store.transact(new_id, arrive, update_id=update.update_id)
+        await self.store.forget_chat(old_id)
+        if not committed.changed or committed.session is None:
+            return
+        # Buttons name the chat: everything is shown anew under the new id.
+        if moved.lobby is not None:
+            await self.publisher.post_lobby(moved, {})
+        elif moved.game is not None:
+            await self.publisher.show_anew(moved, moved.game)
 
 
 HELP_TEXT = N_(
@@ -735,6 +860,17 @@ def _play_from_press(game: GameState, user_id: int, press: Press) -> Play:
     if cards is None:
         raise ActionRefused(Refusal.CARDS_NOT_IN_HAND)
     return Play(seat, cards, press.rank)
+
+
+def _kick_target(session: Session, replied: Message | None, args: list[str]) -> int | None:
+    if replied is not None and replied.from_user is not None:
+        return replied.from_user.id
+    game = session.game
+    if args and args[0].isdigit() and game is not None:
+        seat = int(args[0]) - 1
+        if 0 <= seat < len(game.players):
+            return game.players[seat].user_id
+    return None
 
 
 def _chat_from_payload(text: str) -> int | None:

@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Sequence
 
 from tgcheat.bot import views
-from tgcheat.bot.sender import Sender
+from tgcheat.bot.sender import Edit, Sender
 from tgcheat.engine.events import (
     ChallengeResolved,
     Event,
@@ -31,6 +31,22 @@ TABLE = "table"
 
 def hand_key(user_id: int) -> str:
     return f"hand:{user_id}"
+
+
+def told_key(user_id: int) -> str:
+    """Marks that the group was told this player cannot be reached."""
+    return f"told:{user_id}"
+
+
+#: A hand job's result when the player's private chat cannot be reached.
+UNREACHABLE = -1
+
+
+def group_messages(events: Sequence[Event]) -> int:
+    """How many group messages publishing ``events`` sends: the table edit, and a message for
+    each reveal, pass and game end."""
+    announcements = sum(isinstance(e, (ChallengeResolved, Passed, GameEnded)) for e in events)
+    return 1 + announcements
 
 
 class Publisher:
@@ -90,7 +106,7 @@ class Publisher:
         state: GameState,
         events: Sequence[Event],
         messages: dict[str, int],
-        first_deal: bool = False,
+        table_deferred: bool = False,
     ) -> None:
         tr = translator(session.language)
         # A reveal deserves a notification, so it is a message of its own, before the table.
@@ -100,8 +116,8 @@ class Publisher:
             elif isinstance(event, Passed):
                 text = views.passed_view(tr, state, event)
                 await self.sender.send(session.chat_id, views.View(text), silent=True)
-        table = views.table_view(tr, session, state, self.bot_username)
-        await self._show_table(session, messages, table)
+        if not table_deferred:
+            await self.refresh_table(session, state, messages)
         ended = any(isinstance(e, GameEnded) for e in events)
         if ended and state.result is not None:
             result = views.result_view(tr, state, state.result)
@@ -110,9 +126,27 @@ class Publisher:
                 markup = None if session.match.finished else views.next_game_markup(tr, session)
                 result = views.View("\n".join(lines), markup)
             await self.sender.send(session.chat_id, result)
-        await self._publish_hands(session, state, events, messages, first_deal=first_deal)
+        await self._publish_hands(session, state, events, messages)
         if ended:
             await self.store.clear_messages(session.chat_id, keep=(TABLE,))
+
+    async def show_anew(self, session: Session, state: GameState) -> None:
+        """Post the table and every hand as new messages (the group's chat id changed)."""
+        await self.refresh_table(session, state, {})
+        everyone = tuple(HandChanged(seat) for seat in state.active_seats())
+        await self._publish_hands(session, state, everyone, {})
+
+    async def publish_hands_only(
+        self, session: Session, state: GameState, messages: dict[str, int]
+    ) -> None:
+        await self._publish_hands(session, state, (), messages)
+
+    async def refresh_table(
+        self, session: Session, state: GameState, messages: dict[str, int]
+    ) -> None:
+        tr = translator(session.language)
+        table = views.table_view(tr, session, state, self.bot_username)
+        await self._show_table(session, messages, table)
 
     async def _publish_hands(
         self,
@@ -120,8 +154,6 @@ class Publisher:
         state: GameState,
         events: Sequence[Event],
         messages: dict[str, int],
-        *,
-        first_deal: bool,
     ) -> None:
         turn_seats = {e.seat for e in events if isinstance(e, TurnStarted)}
         changed = {e.seat for e in events if isinstance(e, HandChanged)}
@@ -154,33 +186,38 @@ class Publisher:
             else:
                 jobs.append(self._edit_hand(user_id, old, view))
         results = await asyncio.gather(*jobs)
-        new_ids = {
-            hand_key(user_id): message_id
-            for user_id, message_id in results
-            if message_id is not None
+        ids: dict[str, int] = {
+            hand_key(user_id): message_id for user_id, message_id in results if message_id
         }
-        await self.store.set_messages(session.chat_id, new_ids)
-        if first_deal:
-            unreachable = [user_id for user_id, message_id in results if message_id is None]
-            await self._tell_unreachable(session, state, unreachable)
+        # A player the bot cannot reach (never started it, or blocked it): the game goes on
+        # (the clock plays for them) and the group is told once per game.
+        unreachable = [
+            user_id
+            for user_id, message_id in results
+            if message_id == UNREACHABLE and told_key(user_id) not in messages
+        ]
+        ids |= {told_key(user_id): 1 for user_id in unreachable}
+        await self.store.set_messages(session.chat_id, ids)
+        await self._tell_unreachable(session, state, unreachable)
 
     async def _repost(
         self, chat_id: int, user_id: int, old: int | None, view: views.View
-    ) -> tuple[int, int | None]:
+    ) -> tuple[int, int]:
         """A new hand message notifies the player (an edit would not) and lands at the bottom
         of the chat, where their thumb is; the old one goes, so there is still one."""
         message = await self.sender.send(user_id, view)
         if old is not None:
             await self.sender.delete(user_id, old)
-        return user_id, message.message_id if message is not None else None
+        return user_id, message.message_id if message is not None else UNREACHABLE
 
-    async def _edit_hand(
-        self, user_id: int, message_id: int, view: views.View
-    ) -> tuple[int, int | None]:
-        if await self.sender.edit(user_id, message_id, view):
-            return user_id, None
+    async def _edit_hand(self, user_id: int, message_id: int, view: views.View) -> tuple[int, int]:
+        outcome = await self.sender.edit(user_id, message_id, view)
+        if outcome is Edit.DONE:
+            return user_id, 0
+        if outcome is Edit.UNREACHABLE:
+            return user_id, UNREACHABLE
         message = await self.sender.send(user_id, view, silent=True)
-        return user_id, message.message_id if message is not None else None
+        return user_id, message.message_id if message is not None else UNREACHABLE
 
     async def _tell_unreachable(
         self, session: Session, state: GameState, user_ids: list[int]
@@ -214,5 +251,5 @@ class Publisher:
         _, message_id = await self._repost(
             session.chat_id, user_id, messages.get(hand_key(user_id)), view
         )
-        if message_id is not None:
+        if message_id != UNREACHABLE:
             await self.store.set_message(session.chat_id, hand_key(user_id), message_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import logging
 
 from telegram import Bot, CallbackQuery, InlineKeyboardMarkup, LinkPreviewOptions, Message
@@ -13,6 +14,14 @@ from tgcheat.bot.views import View
 log = logging.getLogger(__name__)
 
 _NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+
+
+class Edit(enum.Enum):
+    DONE = "done"
+    #: The message no longer exists (deleted by someone): post it anew.
+    GONE = "gone"
+    #: The chat cannot be reached: the user blocked the bot, or it was removed from the group.
+    UNREACHABLE = "unreachable"
 
 
 class Sender:
@@ -42,9 +51,8 @@ class Sender:
         except BadRequest as error:
             log.info("callback %s not answered: %s", query.id, error.message)
 
-    async def edit(self, chat_id: int, message_id: int, view: View) -> bool:
-        """Edit a message in place. False when it no longer exists (deleted by someone), so the
-        caller can post it anew."""
+    async def edit(self, chat_id: int, message_id: int, view: View) -> Edit:
+        """Edit a message in place."""
         try:
             await self.bot.edit_message_text(
                 view.text,
@@ -57,13 +65,13 @@ class Sender:
         except BadRequest as error:
             text = error.message.lower()
             if "message is not modified" in text:
-                return True
+                return Edit.DONE
             if "message to edit not found" in text or "message can't be edited" in text:
-                return False
+                return Edit.GONE
             raise
         except Forbidden:
-            return True
-        return True
+            return Edit.UNREACHABLE
+        return Edit.DONE
 
     async def edit_markup(
         self, chat_id: int, message_id: int, markup: InlineKeyboardMarkup | None
@@ -85,7 +93,11 @@ class Sender:
 
     async def upsert(self, chat_id: int, message_id: int | None, view: View) -> int | None:
         """Edit the message if it still exists, else post it anew; the id now showing it."""
-        if message_id is not None and await self.edit(chat_id, message_id, view):
-            return message_id
+        if message_id is not None:
+            outcome = await self.edit(chat_id, message_id, view)
+            if outcome is Edit.DONE:
+                return message_id
+            if outcome is Edit.UNREACHABLE:
+                return None
         message = await self.send(chat_id, view, silent=True)
         return message.message_id if message is not None else None

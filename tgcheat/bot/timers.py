@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from tgcheat.bot.deadlines import TICK_S, clock_action, game_deadline, now_ms
 from tgcheat.bot.progress import advance
-from tgcheat.bot.publish import Publisher
+from tgcheat.bot.publish import Publisher, group_messages
 from tgcheat.engine.events import Event
 from tgcheat.engine.game import ActionRefused, apply
 from tgcheat.engine.state import Phase
@@ -66,7 +66,7 @@ class Timers:
         if before is None:
             await self.store.forget_deadline(chat_id)
             return
-        committed = await self.store.transact(chat_id, tick)
+        committed = await self.store.transact(chat_id, tick, group_messages=group_messages)
         session = committed.session
         if not committed.changed or session is None:
             return
@@ -74,13 +74,28 @@ class Timers:
             await self.publisher.close_lobby(session, committed.messages, expired=True)
         elif session.game is not None and committed.result:
             await self.publisher.publish(
-                session, session.game, committed.result, committed.messages
+                session,
+                session.game,
+                committed.result,
+                committed.messages,
+                table_deferred=committed.table_deferred,
             )
+
+    async def refresh_deferred_tables(self, now: int | None = None) -> None:
+        """Table edits that waited for the group's budget: one edit shows the latest state."""
+        now = self.clock() if now is None else now
+        for chat_id in await self.store.deferred_tables(now):
+            if not await self.store.take_group_budget(chat_id, now):
+                continue
+            session, messages = await self.store.load(chat_id)
+            if session is not None and session.game is not None:
+                await self.publisher.refresh_table(session, session.game, messages)
 
     async def run(self) -> None:
         while True:
             try:
                 await self.fire_due()
+                await self.refresh_deferred_tables()
             except Exception:
                 log.exception("the clock failed; trying again")
             await asyncio.sleep(TICK_S)

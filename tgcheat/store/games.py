@@ -27,14 +27,20 @@ KEY_PREFIX = "tgc"
 SESSION_TTL_S = 2 * 24 * 3600
 #: How long a handled update id is remembered (Telegram re-delivers for up to a day).
 UPDATE_TTL_S = 24 * 3600
+#: Telegram lets a bot send about 20 messages a minute to a group, edits included.
+GROUP_MESSAGES_PER_MINUTE = 20
 MAX_ATTEMPTS = 30
 BACKOFF_S = 0.002
 
-# KEYS[1] session hash, KEYS[2] update marker, KEYS[3] message-id hash, KEYS[4] deadlines.
+# KEYS[1] session hash, KEYS[2] update marker, KEYS[3] message-id hash, KEYS[4] deadlines,
+# KEYS[5] the group's message budget (a hash: minute -> messages), KEYS[6] deferred tables.
 # ARGV[1] expected version, ARGV[2] new document, ARGV[3] session TTL, ARGV[4] update TTL,
 # ARGV[5] "1" when there is an update id to remember, ARGV[6] chat id, ARGV[7] the session's
-# next deadline (ms; "0": none).
-# Returns 1 on success, 0 on a version conflict, -1 when the update was already applied.
+# next deadline (ms; "0": none), ARGV[8] group messages this change will send (the table edit
+# included), ARGV[9] the group's budget of messages a minute.
+# Returns 1 on success, 0 on a version conflict, -1 when the update was already applied, 2 on
+# success when the group's budget is spent: the table edit waits for the next minute, where it
+# shows the state of then (edits coalesce, the latest state wins).
 _CAS_SCRIPT = """
 local version = redis.call('HGET', KEYS[1], 'v') or '0'
 if version ~= ARGV[1] then return 0 end
@@ -48,6 +54,16 @@ if ARGV[7] == '0' then
   redis.call('ZREM', KEYS[4], ARGV[6])
 else
   redis.call('ZADD', KEYS[4], ARGV[7], ARGV[6])
+end
+local cost = tonumber(ARGV[8])
+if cost > 0 then
+  local minute = math.floor(tonumber(redis.call('TIME')[1]) / 60)
+  local used = redis.call('HINCRBY', KEYS[5], minute, cost)
+  redis.call('EXPIRE', KEYS[5], 120)
+  if used > tonumber(ARGV[9]) then
+    redis.call('ZADD', KEYS[6], 'NX', (minute + 1) * 60000, ARGV[6])
+    return 2
+  end
 end
 return 1
 """
@@ -73,6 +89,8 @@ class Committed(Generic[R]):
     duplicate: bool
     #: Message ids kept for this chat (the table, each player's hand).
     messages: dict[str, int]
+    #: The group's message budget is spent: the table edit is left to the clock.
+    table_deferred: bool = False
 
 
 #: A change: from the stored session (or None) to the new one and a result. Returning the
@@ -81,9 +99,16 @@ Change = Callable[[Session | None], tuple[Session | None, R]]
 
 
 class GameStore:
-    def __init__(self, redis: Redis, *, prefix: str = KEY_PREFIX) -> None:
+    def __init__(
+        self,
+        redis: Redis,
+        *,
+        prefix: str = KEY_PREFIX,
+        group_messages_per_minute: int = GROUP_MESSAGES_PER_MINUTE,
+    ) -> None:
         self._redis = redis
         self._prefix = prefix
+        self.group_messages_per_minute = group_messages_per_minute
         self._cas = redis.register_script(_CAS_SCRIPT)
 
     @property
@@ -94,6 +119,38 @@ class GameStore:
         """Chats whose deadline has passed (the clock must act there)."""
         raw = await self._redis.zrangebyscore(self._deadlines_key, "-inf", now_ms, 0, limit)
         return [int(cast(bytes, chat_id)) for chat_id in raw]
+
+    @property
+    def _deferred_key(self) -> str:
+        return f"{self._prefix}:deferred-tables"
+
+    async def deferred_tables(self, now_ms: int, limit: int = 64) -> list[int]:
+        """Groups whose table edit waited for a new minute's budget, now due."""
+        raw = await self._redis.zrangebyscore(self._deferred_key, "-inf", now_ms, 0, limit)
+        return [int(cast(bytes, chat_id)) for chat_id in raw]
+
+    async def take_group_budget(self, chat_id: int, now_ms: int) -> bool:
+        """Count one group message against the budget; False (and deferred again to the next
+        minute) when it is spent."""
+        minute = now_ms // 60_000
+        key = f"{self._prefix}:rate:{chat_id}"
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.hincrby(key, str(minute), 1)
+            pipe.expire(key, 120)
+            pipe.zrem(self._deferred_key, chat_id)
+            used, _, _ = await pipe.execute()
+        if int(used) > self.group_messages_per_minute:
+            await self._redis.zadd(self._deferred_key, {str(chat_id): (minute + 1) * 60_000})
+            return False
+        return True
+
+    async def forget_chat(self, chat_id: int) -> None:
+        """Remove everything kept for a group's game (the bot left it, or it moved)."""
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.delete(self._session_key(chat_id), self._messages_key(chat_id))
+            pipe.zrem(self._deadlines_key, chat_id)
+            pipe.zrem(self._deferred_key, chat_id)
+            await pipe.execute()
 
     async def forget_deadline(self, chat_id: int) -> None:
         """Drop a deadline whose session is gone (expired), so it is not looked at again."""
@@ -129,10 +186,16 @@ class GameStore:
         return session, messages
 
     async def transact(
-        self, chat_id: int, change: Change[R], *, update_id: int | None = None
+        self,
+        chat_id: int,
+        change: Change[R],
+        *,
+        update_id: int | None = None,
+        group_messages: Callable[[R], int] | None = None,
     ) -> Committed[R]:
         """Apply ``change`` atomically. Exceptions from ``change`` propagate; nothing is
-        written then."""
+        written then. ``group_messages`` says how many group messages the change's result will
+        send; they are counted against the group's budget in the same round trip."""
         for attempt in range(MAX_ATTEMPTS):
             session, version, messages, seen = await self._read(chat_id, update_id)
             if seen:
@@ -147,6 +210,8 @@ class GameStore:
                     self._update_key(update_id or 0),
                     self._messages_key(chat_id),
                     self._deadlines_key,
+                    f"{self._prefix}:rate:{chat_id}",
+                    self._deferred_key,
                 ],
                 args=[
                     version,
@@ -156,10 +221,14 @@ class GameStore:
                     "1" if update_id is not None else "0",
                     chat_id,
                     new_session.deadline_ms,
+                    group_messages(result) if group_messages is not None else 0,
+                    self.group_messages_per_minute,
                 ],
             )
-            if outcome == 1:
-                return Committed(new_session, result, version + 1, True, False, messages)
+            if outcome in (1, 2):
+                return Committed(
+                    new_session, result, version + 1, True, False, messages, outcome == 2
+                )
             if outcome == -1:
                 return Committed(session, None, version, False, True, messages)
             # Lost a race: back off a random little while so that racing writers spread out.

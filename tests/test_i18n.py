@@ -1,0 +1,460 @@
+"""The catalogs: complete, up to date with the code, placeholders and plural forms right,
+Telegram HTML accepted, Russian numerals agreeing with their nouns, pop-ups and buttons short.
+
+Every language found in ``locales/`` is checked; the ones the bot ships are listed in
+``SHIPPED`` so that losing a catalog fails too.
+"""
+
+from __future__ import annotations
+
+import ast
+import gettext
+import importlib.util
+import string
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from babel import Locale
+from babel.messages.catalog import Catalog, Message
+from babel.messages.plurals import get_plural
+from babel.messages.pofile import read_po
+
+from tests.support.fake_telegram import check_telegram_html
+from tgcheat.bot import settings_texts, views
+from tgcheat.bot.texts import CLAIM_MANY, CLAIM_WORDS, claim_phrase
+from tgcheat.engine.cards import CLAIMABLE_RANKS, Rank
+from tgcheat.i18n import LOCALES_DIR, available_languages, translator
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE = ROOT / "locales" / "tgcheat.pot"
+BOT_SOURCES = ROOT / "tgcheat" / "bot"
+SHIPPED = ("en", "ru", "es", "fr", "it", "nl", "de")
+LANGUAGES = sorted(set(SHIPPED) | set(available_languages()))
+TRANSLATED = [lang for lang in LANGUAGES if lang != "en"]
+
+#: Telegram shows at most 200 characters in a callback query's answer (a pop-up).
+POPUP_LIMIT = 200
+#: A button that shares a phone's keyboard row with others.
+BUTTON_LIMIT = 24
+#: The most cards one play may hold ("any number" lets a whole hand go: 52 cards, 2 decks).
+MOST_CARDS_IN_A_PLAY = 13
+
+#: CLDR plural categories, in the order gettext numbers the forms.
+_CATEGORY_ORDER = ("zero", "one", "two", "few", "many", "other")
+#: Counts a game can show: cards, plays, games, seconds.
+_GAME_COUNTS = range(0, 1001)
+
+
+class Samples(dict[str, object]):
+    """Sample values for every placeholder: known names get realistic ones, others "X"."""
+
+    def __missing__(self, key: str) -> object:
+        return "X"
+
+
+SAMPLES = Samples(
+    name="Ann",
+    names="Ann, Bob",
+    challenger="Ann",
+    claimant="Bob",
+    group="Friday club",
+    count=2,
+    most=4,
+    least=3,
+    pile="12",
+    claim="2 × 7",
+    rank="7",
+    cards="7♣ K♦",
+    plays=300,
+    place=2,
+    rules="cheat",
+    presets="cheat, verju, free",
+    games=3,
+    score=5,
+    n=3,
+)
+
+
+@cache
+def template() -> Catalog:
+    with TEMPLATE.open("rb") as po_file:
+        return read_po(po_file)
+
+
+@cache
+def catalog(lang: str) -> Catalog:
+    path = LOCALES_DIR / lang / "LC_MESSAGES" / "tgcheat.po"
+    assert path.is_file(), f"no catalog for {lang!r} at {path}"
+    with path.open("rb") as po_file:
+        return read_po(po_file, locale=lang)
+
+
+def entries(cat: Catalog) -> Iterator[Message]:
+    return (message for message in cat if message.id)
+
+
+def key(message: Message) -> tuple[str | None, str | tuple[str, ...]]:
+    return message.context, message.id
+
+
+def forms(message: Message) -> tuple[str, ...]:
+    string_ = message.string
+    return tuple(string_) if isinstance(string_, (tuple, list)) else (string_,)
+
+
+def ids(message: Message) -> tuple[str, ...]:
+    return tuple(message.id) if isinstance(message.id, (tuple, list)) else (message.id,)
+
+
+def placeholders(text: str) -> set[str]:
+    return {field for _, field, _, _ in string.Formatter().parse(text) if field is not None}
+
+
+def load_tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "update_catalogs", ROOT / "tools" / "update_catalogs.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# --- completeness --------------------------------------------------------------------------
+
+
+def test_every_shipped_language_has_a_catalog() -> None:
+    missing = [lang for lang in SHIPPED if lang not in available_languages()]
+    assert not missing, f"catalogs missing: {missing}"
+
+
+def test_the_template_is_up_to_date_with_the_code() -> None:
+    extracted = load_tool().extract()
+    in_code = {key(m) for m in entries(extracted)}
+    in_template = {key(m) for m in entries(template())}
+    assert in_code - in_template == set(), "run python tools/update_catalogs.py"
+    assert in_template - in_code == set(), "run python tools/update_catalogs.py"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_catalog_has_every_template_message_translated(lang: str) -> None:
+    cat = catalog(lang)
+    wanted = {key(m) for m in entries(template())}
+    present = {key(m) for m in entries(cat)}
+    assert wanted - present == set(), f"{lang}: not merged, run python tools/update_catalogs.py"
+    assert present - wanted == set(), f"{lang}: messages the code no longer has"
+    assert not cat.obsolete, f"{lang}: obsolete entries"
+    problems = []
+    for message in entries(cat):
+        if message.fuzzy:
+            problems.append(f"fuzzy: {message.id!r}")
+        if not all(form.strip() for form in forms(message)):
+            problems.append(f"empty: {message.id!r}")
+    assert not problems, f"{lang}:\n" + "\n".join(problems)
+
+
+# --- placeholders ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_placeholders_are_kept(lang: str) -> None:
+    problems = []
+    for message in entries(catalog(lang)):
+        wanted = set().union(*(placeholders(text) for text in ids(message)))
+        for form in forms(message):
+            try:
+                found = placeholders(form)
+                form.format_map(SAMPLES)
+            except (ValueError, IndexError, KeyError, AttributeError) as error:
+                problems.append(f"{message.id!r}: {form!r} does not format: {error}")
+                continue
+            if found != wanted:
+                problems.append(f"{message.id!r}: {form!r} has {found or '{}'}, not {wanted}")
+    assert not problems, f"{lang}:\n" + "\n".join(problems)
+
+
+def test_placeholder_check_catches_a_lost_placeholder() -> None:
+    assert placeholders("{name} takes {count}") != placeholders("{name} prend")
+    assert placeholders("{count} карт") == placeholders("{count} cards")
+
+
+# --- plural forms ----------------------------------------------------------------------------
+
+
+def cldr_categories(lang: str) -> list[str]:
+    """The CLDR plural categories a count in a game can fall into, in gettext's order."""
+    rule = Locale.parse(lang).plural_form
+    found = {rule(n) for n in _GAME_COUNTS}
+    return [category for category in _CATEGORY_ORDER if category in found]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_plural_header_fits_the_language(lang: str) -> None:
+    cat = catalog(lang)
+    categories = cldr_categories(lang)
+    assert cat.num_plurals == len(categories), (
+        f"{lang}: nplurals={cat.num_plurals}, but counts fall into {categories} (CLDR)"
+    )
+    plural = gettext.c2py(cat.plural_expr)
+    rule = Locale.parse(lang).plural_form
+    wrong = [n for n in _GAME_COUNTS if categories[plural(n)] != rule(n)]
+    assert not wrong, f"{lang}: Plural-Forms picks the wrong form for {wrong[:10]}"
+
+
+def test_russian_has_three_plural_forms() -> None:
+    assert catalog("ru").num_plurals == 3 == get_plural("ru").num_plurals
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_plural_entries_have_every_form_and_render(lang: str) -> None:
+    cat = catalog(lang)
+    tr = translator(lang)
+    assert tr.language == lang
+    problems = []
+    for message in entries(cat):
+        if not message.pluralizable:
+            continue
+        if len(forms(message)) != cat.num_plurals:
+            problems.append(f"{message.id!r}: {len(forms(message))} forms")
+        singular, plural = message.id[0], message.id[1]
+        for n in range(31):
+            values = Samples(SAMPLES, count=n, most=n, games=n, n=n)
+            text = tr.ngettext(singular, plural, n).format_map(values)
+            if not text.strip():
+                problems.append(f"{message.id!r} for {n}: empty")
+            elif str(n) not in text:
+                problems.append(f"{message.id!r} for {n}: the number is lost in {text!r}")
+    assert not problems, f"{lang}:\n" + "\n".join(problems)
+
+
+def test_plural_forms_are_the_languages_own() -> None:
+    """Spot checks of the forms gettext picks (French counts 0 as singular; Russian has
+    one/few/many)."""
+    assert translator("fr").ngettext("{count} card", "{count} cards", 0) == "{count} carte"
+    assert translator("de").ngettext("{count} card", "{count} cards", 0) == "{count} Karten"
+    ru = translator("ru")
+    got = {n: ru.ngettext("{count} card", "{count} cards", n) for n in (1, 2, 5, 11, 21, 22, 25)}
+    assert got == {
+        1: "{count} карта",
+        2: "{count} карты",
+        5: "{count} карт",
+        11: "{count} карт",
+        21: "{count} карта",
+        22: "{count} карты",
+        25: "{count} карт",
+    }
+
+
+# --- Telegram HTML ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_translations_are_html_telegram_accepts(lang: str) -> None:
+    problems = []
+    for message in entries(catalog(lang)):
+        for form in forms(message):
+            found = check_telegram_html(form.format_map(SAMPLES))
+            if found:
+                problems.append(f"{form!r}: {found}")
+    assert not problems, f"{lang}:\n" + "\n".join(problems)
+
+
+def test_html_check_catches_broken_markup() -> None:
+    assert check_telegram_html("<b>Menteur !</b> & co")
+    assert check_telegram_html("<b>Dubito!")
+    assert not check_telegram_html("<b>Dubito!</b> &amp; co")
+
+
+# --- Russian numerals agree with their nouns ---------------------------------------------------
+
+RUSSIAN_CLAIMS = {
+    (1, Rank.QUEEN): "одна дама",
+    (2, Rank.QUEEN): "две дамы",
+    (4, Rank.QUEEN): "четыре дамы",
+    (5, Rank.QUEEN): "5 дам",
+    (11, Rank.QUEEN): "11 дам",
+    (21, Rank.QUEEN): "21 дама",
+    (22, Rank.QUEEN): "22 дамы",
+    (1, Rank.KING): "один король",
+    (2, Rank.KING): "два короля",
+    (3, Rank.KING): "три короля",
+    (5, Rank.KING): "5 королей",
+    (1, Rank.SEVEN): "одна семёрка",
+    (2, Rank.SEVEN): "две семёрки",
+    (5, Rank.SEVEN): "5 семёрок",
+    (1, Rank.ACE): "один туз",
+    (2, Rank.ACE): "два туза",
+    (6, Rank.ACE): "6 тузов",
+    (2, Rank.JACK): "два валета",
+    (2, Rank.TEN): "две десятки",
+}
+
+
+@pytest.mark.parametrize(("count", "rank"), list(RUSSIAN_CLAIMS))
+def test_russian_claims_are_grammatical(count: int, rank: Rank) -> None:
+    assert claim_phrase(translator("ru"), count, rank) == RUSSIAN_CLAIMS[count, rank]
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_every_claim_is_translated(lang: str) -> None:
+    tr = translator(lang)
+    english = translator("en")
+    same = [
+        (count, rank)
+        for rank in CLAIMABLE_RANKS
+        for count in range(1, 8)
+        if claim_phrase(tr, count, rank) == claim_phrase(english, count, rank)
+    ]
+    assert not same, f"{lang}: claims left in English: {same}"
+    assert all(len(words) == 4 for words in CLAIM_WORDS.values())
+    assert set(CLAIM_MANY) == set(CLAIM_WORDS) == set(CLAIMABLE_RANKS)
+
+
+# --- pop-ups and buttons -----------------------------------------------------------------------
+
+
+def _constant(node: ast.AST | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _call_name(node: ast.Call) -> str:
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _marked(node: ast.AST | None, constants: dict[str, str]) -> set[str]:
+    """Msgids an expression shows: N_("…"), tr._("…"), tr._("…").format(…), NAME = N_("…"),
+    and both branches of a conditional."""
+    if node is None:
+        return set()
+    if isinstance(node, ast.IfExp):
+        return _marked(node.body, constants) | _marked(node.orelse, constants)
+    if isinstance(node, ast.Name) and node.id in constants:
+        return {constants[node.id]}
+    if isinstance(node, ast.Call):
+        name = _call_name(node)
+        if name in ("N_", "_") and node.args and (text := _constant(node.args[0])) is not None:
+            return {text}
+        if name == "format" and isinstance(node.func, ast.Attribute):
+            return _marked(node.func.value, constants)
+    return set()
+
+
+def _module_constants(tree: ast.Module) -> dict[str, str]:
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            marked = _marked(node.value, {})
+            if isinstance(target, ast.Name) and len(marked) == 1:
+                found[target.id] = marked.pop()
+    return found
+
+
+@cache
+def popup_msgids() -> frozenset[str]:
+    """Every text the bot may show in a pop-up (a callback query's answer): refusals, the
+    handlers' ``Refused`` reasons and ``answer=`` texts, and rule problems."""
+    found = set(views.REFUSALS.values()) | set(settings_texts.RULES_PROBLEMS.values())
+    for path in sorted(BOT_SOURCES.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        constants = _module_constants(tree)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            name = _call_name(node)
+            if name == "Refused" and node.args:
+                found |= _marked(node.args[0], constants)
+            if name == "answer" and len(node.args) > 1:
+                found |= _marked(node.args[1], constants)
+            for keyword in node.keywords:
+                if keyword.arg == "answer":
+                    found |= _marked(keyword.value, constants)
+    return frozenset(found)
+
+
+@cache
+def button_msgids() -> frozenset[str]:
+    """Msgids shown as a button label: the first argument of ``InlineKeyboardButton``, or a
+    variable assigned in the same function just for it."""
+    found: set[str] = set()
+    for path in sorted(BOT_SOURCES.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        constants = _module_constants(tree)
+        for function in ast.walk(tree):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            assigned: dict[str, set[str]] = {}
+            for node in ast.walk(function):
+                if isinstance(node, ast.Assign):
+                    for target in node.targets:
+                        if isinstance(target, ast.Name):
+                            assigned.setdefault(target.id, set()).update(
+                                _marked(node.value, constants)
+                            )
+            for node in ast.walk(function):
+                if isinstance(node, ast.Call) and _call_name(node) == "InlineKeyboardButton":
+                    label = node.args[0] if node.args else None
+                    if isinstance(label, ast.Name):
+                        found |= assigned.get(label.id, set())
+                    else:
+                        found |= _marked(label, constants)
+    return frozenset(found)
+
+
+def test_the_collectors_find_popups_and_buttons() -> None:
+    popups, buttons = popup_msgids(), button_msgids()
+    assert {"This button is out of date.", "You believe it.", "It is not your turn."} <= popups
+    assert {"❗ Cheat!", "✅ I believe you", "▶️ Play {claim}", "🂠 My cards"} <= buttons
+    known = {m.id for m in entries(template())}
+    assert popups <= known
+    assert buttons <= known
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_popups_fit_telegram(lang: str) -> None:
+    tr = translator(lang)
+    too_long = {
+        msgid: text
+        for msgid in popup_msgids()
+        if len(text := tr._(msgid).format_map(SAMPLES)) > POPUP_LIMIT
+    }
+    assert not too_long, f"{lang}: pop-ups over {POPUP_LIMIT} characters: {too_long}"
+
+
+def longest_claim(lang: str) -> str:
+    tr = translator(lang)
+    claims = (
+        claim_phrase(tr, count, rank)
+        for rank in CLAIMABLE_RANKS
+        for count in range(1, MOST_CARDS_IN_A_PLAY + 1)
+    )
+    return max(claims, key=len)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_buttons_are_short(lang: str) -> None:
+    tr = translator(lang)
+    values = Samples(SAMPLES, claim=longest_claim(lang))
+    too_long = {
+        msgid: label
+        for msgid in button_msgids()
+        if len(label := tr._(msgid).format_map(values)) > BUTTON_LIMIT
+    }
+    assert not too_long, f"{lang}: button labels over {BUTTON_LIMIT} characters: {too_long}"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_presets_fit_their_row(lang: str) -> None:
+    """The presets share one row of the settings menu. (The English «Верю — не верю»
+    (French) is 25 characters: the English catalog follows the code's msgid.)"""
+    tr = translator(lang)
+    too_long = [
+        label
+        for msgid in settings_texts.PRESET_TEXTS.values()
+        if len(label := tr._(msgid)) > BUTTON_LIMIT
+    ]
+    assert not too_long, f"{lang}: {too_long}"

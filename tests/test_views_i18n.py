@@ -1,0 +1,484 @@
+"""Every view rendered in every language: no English left in a translated message or button,
+nothing hard-coded outside the catalog, and the HTML is what Telegram accepts.
+
+Two checks:
+
+- **No English catalog text**: each English msgstr (locales/en), cut into its literal pieces
+  (between placeholders, HTML tags and /commands), must not appear in a view rendered in
+  another language, pieces of three letters or fewer and those that a language writes the same
+  by nature (``IDENTICAL``) aside.
+- **Nothing outside the catalog**: the views are rendered with a pseudo-language that marks
+  every catalog text ⟦like this⟧; what is left outside the marks (user names and the group
+  title taken out) must hold no word, so a hard-coded English string fails even if it is not
+  in the catalog. Single letters pass: a revealed card shows its suit and rank symbol.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gettext
+import inspect
+import re
+import string
+from collections.abc import Callable, Iterator
+from functools import cache
+
+import pytest
+from babel.messages.pofile import read_po
+from telegram import InlineKeyboardMarkup
+
+from tests.engine.helpers import card, cards, state_with
+from tests.support.fake_telegram import check_telegram_html
+from tgcheat.bot import views
+from tgcheat.engine.actions import Accept, Challenge, Leave, Pass, PassVote, Play, Stop
+from tgcheat.engine.cards import Card, Rank
+from tgcheat.engine.events import ChallengeResolved, Event, Passed
+from tgcheat.engine.game import Refusal, apply
+from tgcheat.engine.lobby import Lobby
+from tgcheat.engine.match import Match
+from tgcheat.engine.rules import (
+    OPTION_NAMES,
+    PRESETS,
+    ChallengePriority,
+    FinalCheck,
+    Jokers,
+    MatchKind,
+    Passing,
+    RankRule,
+    Rules,
+)
+from tgcheat.engine.state import EndReason, GameState, Phase, Result
+from tgcheat.i18n import LOCALES_DIR, Translator, available_languages, translator
+from tgcheat.store.session import Session
+
+LANGUAGES = [lang for lang in available_languages() if lang != "en"]
+#: Words a language writes like English, by nature (loanwords, the same noun).
+IDENTICAL: dict[str, set[str]] = {
+    "fr": {"Jokers", "jokers", "Match"},
+    "nl": {"Jokers", "jokers"},
+}
+BOT = "tgcheat_bot"
+CHAT = -1001234567890
+NAMES = ("Ann", "Bob", "Cleo", "Dan & <Co>")
+TITLE = "Friday club"
+
+# --- the English catalog, cut into pieces ------------------------------------------------------
+
+_CUT = re.compile(r"<[^>]+>|/[a-z_]+\b")
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+@cache
+def english_pieces() -> tuple[str, ...]:
+    with (LOCALES_DIR / "en" / "LC_MESSAGES" / "tgcheat.po").open("rb") as po_file:
+        catalog = read_po(po_file, locale="en")
+    pieces: set[str] = set()
+    for message in catalog:
+        if not message.id:
+            continue
+        texts = message.string if isinstance(message.string, tuple) else (message.string,)
+        for text in texts:
+            for literal, *_ in string.Formatter().parse(text):
+                for piece in _CUT.split(literal):
+                    piece = piece.strip(" \n:·,.()")
+                    if len(_LETTER.findall(piece)) > 3:
+                        pieces.add(piece)
+    return tuple(sorted(pieces, key=len, reverse=True))
+
+
+def _pattern(piece: str) -> re.Pattern[str]:
+    start = r"(?<!\w)" if re.match(r"\w", piece) else ""
+    end = r"(?!\w)" if re.search(r"\w$", piece) else ""
+    return re.compile(start + re.escape(piece) + end)
+
+
+def english_left(lang: str, texts: list[str]) -> list[str]:
+    allowed = IDENTICAL.get(lang, set())
+    found = []
+    for piece in english_pieces():
+        if piece in allowed:
+            continue
+        pattern = _pattern(piece)
+        found += [f"{piece!r} in {text!r}" for text in texts if pattern.search(text)]
+    return found
+
+
+# --- a pseudo-language that marks every catalog text -----------------------------------------
+
+
+class Marked(gettext.NullTranslations):
+    def gettext(self, message: str) -> str:
+        return f"⟦{message}⟧"
+
+    def ngettext(self, msgid1: str, msgid2: str, n: int) -> str:
+        return f"⟦{msgid1 if n == 1 else msgid2}⟧"
+
+    def pgettext(self, context: str, message: str) -> str:
+        return f"⟦{message}⟧"
+
+    def npgettext(self, context: str, msgid1: str, msgid2: str, n: int) -> str:
+        return f"⟦{msgid1 if n == 1 else msgid2}⟧"
+
+
+MARKED = Translator("en", Marked())
+_INNERMOST = re.compile(r"⟦[^⟦⟧]*⟧")
+_TAG = re.compile(r"</?[a-z-]+[^>]*>")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def unmarked_words(text: str) -> list[str]:
+    for name in (*NAMES, TITLE):
+        text = text.replace(views.name_html(name), " ").replace(f"<b>{TITLE}</b>", " ")
+    while _INNERMOST.search(text):
+        text = _INNERMOST.sub(" ", text)
+    return _WORD.findall(_TAG.sub(" ", text))
+
+
+# --- games to show -----------------------------------------------------------------------------
+
+
+def session(rules: Rules | None = None, game: GameState | None = None) -> Session:
+    return Session(
+        chat_id=CHAT, game_id="g7k2p9", creator=100, game=game, title=TITLE, language="en"
+    )
+
+
+def named(state: GameState) -> GameState:
+    players = tuple(
+        dataclasses.replace(p, name=NAMES[i % len(NAMES)]) for i, p in enumerate(state.players)
+    )
+    return dataclasses.replace(state, players=players)
+
+
+def game(
+    hands: list[tuple[Card, ...]] | None = None,
+    *,
+    rules: Rules | None = None,
+    required: Rank | None = Rank.SEVEN,
+) -> GameState:
+    hands = hands or [
+        cards("7♣", "7♦", "K♠", "2♥", "2♦"),
+        cards("7♥", "Q♣", "Q♦"),
+        cards("A♠", "3♦", "9♣"),
+        cards("5♣", "9♦", "J♥"),
+    ]
+    return named(state_with(hands, required=required, rules=rules or Rules()))
+
+
+def play(state: GameState, *labels: str, rank: Rank = Rank.SEVEN) -> tuple[GameState, list[Event]]:
+    return apply(state, Play(state.turn, cards(*labels), rank))
+
+
+def challenged(lie: bool) -> tuple[GameState, ChallengeResolved]:
+    state, _ = play(game(), "7♣", "K♠" if lie else "7♦")
+    claim = state.last_claim
+    assert claim is not None
+    state, events = apply(state, Challenge(1, claim.number))
+    resolved = [e for e in events if isinstance(e, ChallengeResolved)]
+    assert len(resolved) == 1 and resolved[0].lie is lie
+    return state, resolved[0]
+
+
+def final_check(rules: Rules | None = None) -> GameState:
+    hands = [cards("7♣"), cards("7♥", "Q♣"), cards("A♠", "3♦"), cards("5♣", "9♦")]
+    state, _ = play(game(hands, rules=rules), "7♣")
+    assert state.phase is Phase.FINAL_CHECK
+    return state
+
+
+def finished() -> GameState:
+    state = final_check()
+    for seat in (1, 2, 3):
+        state, _ = apply(state, Accept(seat, state.open_claims[-1].number))
+    assert state.phase is Phase.FINISHED and state.result is not None
+    assert state.result.reason is EndReason.WENT_OUT
+    return state
+
+
+def exhausted_rules() -> Rules:
+    return Rules(passing=Passing.EXHAUSTED)
+
+
+def no_sevens_game(rules: Rules) -> GameState:
+    """Seat 0 is to play 7s and nobody holds one: every 7 is in the pile."""
+    hands = [cards("K♠", "2♥"), cards("Q♣", "Q♦"), cards("A♠", "3♦"), cards("5♣", "9♦")]
+    return game(hands, rules=rules)
+
+
+def passed_events() -> list[Passed]:
+    _, by_rank = apply(no_sevens_game(exhausted_rules()), Pass(0))
+    state, _ = apply(no_sevens_game(Rules(passing=Passing.VOTE)), Pass(0))
+    by_vote: list[Event] = []
+    for seat in (1, 2, 3):
+        state, events = apply(state, PassVote(seat, True))
+        by_vote += events
+    found = [e for e in (*by_rank, *by_vote) if isinstance(e, Passed)]
+    assert {e.by_vote for e in found} == {False, True}
+    return [*found, Passed(seat=0, rank=None)]
+
+
+def vote_open() -> GameState:
+    state, _ = apply(no_sevens_game(Rules(passing=Passing.VOTE)), Pass(0))
+    assert state.vote_by == 0
+    return state
+
+
+def match(kind: MatchKind, *, finished: bool, winner: int | None) -> Match:
+    players = tuple((100 + i, name) for i, name in enumerate(NAMES))
+    return Match(
+        rules=Rules(match=kind, match_target=3),
+        players=players,
+        dealer=0,
+        scores=tuple((uid, 3 - i) for i, (uid, _) in enumerate(players)),
+        games=3 if finished else 1,
+        finished=finished,
+        winner=winner,
+    )
+
+
+def house_rules() -> Rules:
+    """Every option away from its default, so each value's words are shown."""
+    return Rules(
+        rank_rule=RankRule.SAME,
+        challenge_priority=ChallengePriority.CLOCKWISE,
+        final_check=FinalCheck.NEXT,
+        max_cards=0,
+        decks=2,
+        jokers=Jokers.WILD,
+        passing=Passing.VOTE,
+        move_cap=0,
+        min_players=2,
+        max_players=10,
+        match=MatchKind.PENALTY,
+        match_target=5,
+        turn_timeout_s=0,
+        afk_limit=1,
+    )
+
+
+# --- every view, as (what, text, button labels) -------------------------------------------------
+
+
+def _labels(markup: InlineKeyboardMarkup | None) -> list[str]:
+    return [] if markup is None else [b.text for row in markup.inline_keyboard for b in row]
+
+
+def _view(what: str, view: views.View) -> tuple[str, str, list[str]]:
+    return what, view.text, _labels(view.markup)
+
+
+def rendered(tr: Translator) -> Iterator[tuple[str, str, list[str]]]:
+    rules = Rules()
+    lobby = Lobby(creator=100, rules=rules, players=((100, NAMES[0]), (101, NAMES[3])))
+    yield _view("lobby", views.lobby_view(tr, session(), lobby, BOT))
+    yield _view("empty lobby", views.lobby_view(tr, session(), Lobby(100, rules), BOT))
+    yield _view("lobby cancelled", views.lobby_closed_view(tr))
+    yield _view("lobby expired", views.lobby_closed_view(tr, expired=True))
+
+    start = game()
+    yield _view("table, first play", views.table_view(tr, session(), start, BOT))
+    yield _view("hand on turn", views.hand_view(tr, session(), start, 0, TITLE))
+    yield _view("hand with selection", views.hand_view(tr, session(), start, 0, TITLE, "77"))
+    yield _view("hand not on turn", views.hand_view(tr, session(), start, 2, TITLE))
+    yield "hand text", views.hand_text(tr, start.players[0].hand), []
+
+    played, _ = play(start, "7♣", "K♠")
+    assert played.last_claim is not None
+    yield _view("table after a play", views.table_view(tr, session(), played, BOT))
+    yield "claim line", views.claim_line(tr, played, played.last_claim), []
+    yield _view("hand after a play", views.hand_view(tr, session(), played, 1, TITLE, "Q"))
+    for lie in (True, False):
+        state, event = challenged(lie)
+        yield _view(f"reveal, lie={lie}", views.reveal_view(tr, state, event))
+
+    left, _ = apply(played, Leave(3))
+    yield _view("table with a player gone", views.table_view(tr, session(), left, BOT))
+    yield _view("hand of a player gone", views.hand_view(tr, session(), left, 3, TITLE))
+
+    free = game(rules=PRESETS["free"], required=None)
+    yield _view("table, any rank", views.table_view(tr, session(), free, BOT))
+    yield _view("hand, any rank", views.hand_view(tr, session(), free, 0, TITLE))
+    yield _view("hand, naming a rank", views.hand_view(tr, session(), free, 0, TITLE, "72"))
+
+    verju, _ = play(game(rules=PRESETS["verju"]), "7♣", "7♦")
+    yield _view("table, next player answers", views.table_view(tr, session(), verju, BOT))
+    yield _view("hand, believe or Cheat", views.hand_view(tr, session(), verju, 1, TITLE))
+
+    clockwise, _ = play(game(rules=Rules(challenge_priority=ChallengePriority.CLOCKWISE)), "7♣")
+    assert clockwise.last_claim is not None
+    calling, _ = apply(clockwise, Challenge(2, clockwise.last_claim.number, 0))
+    assert calling.challenges
+    yield _view("table, Cheat! being called", views.table_view(tr, session(), calling, BOT))
+
+    yield _view("hand, may pass", views.hand_view(tr, session(), no_sevens_game(exhausted_rules()), 0, TITLE))
+    asking = no_sevens_game(Rules(passing=Passing.VOTE))
+    yield _view("hand, may ask to pass", views.hand_view(tr, session(), asking, 0, TITLE))
+    voting = vote_open()
+    yield _view("table, vote", views.table_view(tr, session(), voting, BOT))
+    yield _view("hand, voter", views.hand_view(tr, session(), voting, 1, TITLE))
+    for event in passed_events():
+        yield f"passed {event}", views.passed_view(tr, no_sevens_game(Rules()), event), []
+
+    final = final_check()
+    yield _view("table, final check", views.table_view(tr, session(), final, BOT))
+    yield _view("hand, final answerer", views.hand_view(tr, session(), final, 1, TITLE))
+    final_next = final_check(PRESETS["verju"])
+    yield _view("table, final check (next)", views.table_view(tr, session(), final_next, BOT))
+    yield _view("hand, final (next)", views.hand_view(tr, session(), final_next, 1, TITLE))
+
+    done = finished()
+    assert done.result is not None
+    yield _view("table, finished", views.table_view(tr, session(), done, BOT))
+    yield _view("hand, finished", views.hand_view(tr, session(), done, 1, TITLE))
+    yield _view("result, went out", views.result_view(tr, done, done.result))
+    stopped, _ = apply(played, Stop())
+    assert stopped.result is not None
+    yield _view("result, stopped", views.result_view(tr, stopped, stopped.result))
+    capped = dataclasses.replace(played, plays=300)
+    for what, result in {
+        "move cap win": Result(EndReason.MOVE_CAP, 1, ((1, 1), (0, 2), (2, 2), (3, 3))),
+        "move cap draw": Result(EndReason.MOVE_CAP, None, ((1, 1), (2, 1), (0, 2), (3, 3))),
+        "last player": Result(EndReason.LAST_PLAYER, 2, ((2, 1),)),
+    }.items():
+        yield _view(f"result, {what}", views.result_view(tr, capped, result))
+
+    for kind in (MatchKind.FIRST_TO, MatchKind.PENALTY):
+        for over, winner in ((False, None), (True, 100), (True, None)):
+            board = views.scoreboard_lines(tr, match(kind, finished=over, winner=winner))
+            yield f"scoreboard {kind} {over} {winner}", "\n".join(board), []
+    yield "next game", "", _labels(views.next_game_markup(tr, session()))
+
+    for name, preset in {**PRESETS, "house": house_rules()}.items():
+        yield _view(f"settings, {name}", views.settings_view(tr, CHAT, preset))
+        yield _view(f"rules, {name}", views.rules_view(tr, preset))
+        yield f"rules name {name}", views.rules_name(tr, preset), []
+        for index in range(len(OPTION_NAMES)):
+            yield _view(f"option {index}, {name}", views.option_view(tr, CHAT, preset, index))
+
+    for refusal in Refusal:
+        yield f"refusal {refusal}", views.refusal_text(tr, refusal), []
+
+
+#: The view functions the test renders; a new one must be added to ``rendered`` (and here).
+COVERED = {
+    "lobby_view",
+    "lobby_closed_view",
+    "rules_name",
+    "claim_line",
+    "table_view",
+    "reveal_view",
+    "passed_view",
+    "scoreboard_lines",
+    "next_game_markup",
+    "result_view",
+    "hand_text",
+    "hand_view",
+    "settings_view",
+    "option_view",
+    "rules_view",
+    "refusal_text",
+}
+
+
+def test_every_view_function_is_rendered() -> None:
+    shown = {
+        name
+        for name, function in inspect.getmembers(views, inspect.isfunction)
+        if function.__module__ == views.__name__
+        and not name.startswith("_")
+        and next(iter(inspect.signature(function).parameters), None) == "tr"
+    }
+    assert shown - COVERED == set(), "render these views in rendered() too"
+    assert COVERED - shown == set(), "views that no longer exist"
+
+
+def test_there_are_languages_to_check() -> None:
+    assert {"ru", "es", "fr", "it", "nl", "de"} <= set(LANGUAGES)
+
+
+@cache
+def rendered_in(lang: str) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    return tuple((what, text, tuple(labels)) for what, text, labels in rendered(translator(lang)))
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_english_catalog_text_is_left(lang: str) -> None:
+    problems = []
+    for what, text, labels in rendered_in(lang):
+        problems += [f"{what}: {found}" for found in english_left(lang, [text, *labels])]
+    assert not problems, f"{lang}:\n" + "\n".join(problems)
+
+
+def test_the_english_check_catches_english() -> None:
+    assert english_left("fr", ["🃏 <b>Menteur</b> · tas : 12 cartes", "❗ Menteur !"]) == []
+    assert english_left("fr", ["❗ Cheat!"])
+    assert english_left("fr", ["Tu joues ; Waiting for Ann"])
+    assert english_left("de", ["⏭ Passen"]) == []
+    assert english_left("de", ["⏭ Pass"])
+
+
+def test_no_view_text_is_outside_the_catalog() -> None:
+    problems = []
+    for what, text, labels in rendered(MARKED):
+        for shown in (text, *labels):
+            if words := unmarked_words(shown):
+                problems.append(f"{what}: {words} in {shown!r}")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_outside_check_catches_a_hard_coded_string() -> None:
+    assert unmarked_words("⟦Last play: {claim}⟧ <b>Ann</b> ⟦two 7s⟧ · K♦ 10♣") == []
+    assert unmarked_words("⟦Last play⟧ · pile: 3") == ["pile"]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_views_are_html_telegram_accepts(lang: str) -> None:
+    problems = [
+        f"{what}: {found}"
+        for what, text, _ in rendered_in(lang)
+        if text and (found := check_telegram_html(text))
+    ]
+    assert not problems, f"{lang}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("lang", ["en", *LANGUAGES])
+def test_buttons_fit_a_phone(lang: str) -> None:
+    """A button that shares its row: 24 characters; a row of its own: 40."""
+    tr = translator(lang)
+    problems = []
+    for what, view in _keyboards(tr):
+        for row in view.inline_keyboard:
+            limit = 24 if len(row) > 1 else 40
+            problems += [f"{what}: {b.text!r}" for b in row if len(b.text) > limit]
+    assert not problems, f"{lang}:\n" + "\n".join(problems)
+
+
+def _keyboards(tr: Translator) -> Iterator[tuple[str, InlineKeyboardMarkup]]:
+    rules_and_views: list[tuple[str, Callable[[], views.View]]] = [
+        ("settings", lambda: views.settings_view(tr, CHAT, Rules())),
+        ("settings, house", lambda: views.settings_view(tr, CHAT, house_rules())),
+    ]
+    for name, build in rules_and_views:
+        markup = build().markup
+        assert markup is not None
+        yield name, markup
+    for preset in (Rules(), house_rules()):
+        for index in range(len(OPTION_NAMES)):
+            markup = views.option_view(tr, CHAT, preset, index).markup
+            assert markup is not None
+            yield f"option {OPTION_NAMES[index]}", markup
+    start = game()
+    for selection in ("", "7", "77", "2K7"):
+        markup = views.hand_view(tr, session(), start, 0, TITLE, selection).markup
+        assert markup is not None
+        yield f"hand {selection}", markup
+    # The longest claim the Play button may read: four of a rank, or a whole hand.
+    big = game([cards(*(f"{r}{s}" for r in "78" for s in "♣♦♥♠")), cards("K♠"), cards("A♠")])
+    for rank_code in ("7777", "77778888"):
+        markup = views.hand_view(tr, session(), big, 0, TITLE, rank_code).markup
+        assert markup is not None
+        yield f"hand {rank_code}", markup
+    for what, text, labels in rendered(tr):
+        del text, labels
+        what = what  # noqa: PLW0127
+    del card
