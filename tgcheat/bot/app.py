@@ -46,9 +46,14 @@ GROUP_COMMANDS = (
     ("kick", N_("Remove a player (reply to them, or give their seat)")),
     ("settings", N_("Choose the rules of this group's games")),
     ("rules", N_("The rules in force")),
+    ("language", N_("The language of this group's games (an admin)")),
     ("help", N_("How to play")),
 )
-PRIVATE_COMMANDS = (("help", N_("How to play")), ("rules", N_("The rules in force")))
+PRIVATE_COMMANDS = (
+    ("help", N_("How to play")),
+    ("rules", N_("The rules in force")),
+    ("language", N_("The language of your messages")),
+)
 
 
 class CheatApplication(Application):  # type: ignore[type-arg]
@@ -115,6 +120,7 @@ def build_application(
     application.add_handler(CommandHandler("settings", handlers.settings))
     application.add_handler(CommandHandler("rules", handlers.rules))
     application.add_handler(CommandHandler("kick", handlers.kick))
+    application.add_handler(CommandHandler("language", handlers.language))
     application.add_handler(CallbackQueryHandler(handlers.button))
     application.add_handler(
         MessageHandler(filters.StatusUpdate.LEFT_CHAT_MEMBER, handlers.member_left)

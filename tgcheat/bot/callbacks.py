@@ -35,6 +35,8 @@ class Op(enum.StrEnum):
     #: Settings menu: set option <game id> to its value number <number>; game id "p" picks
     #: preset number <number>.
     SETTINGS_SET = "v"
+    #: Choose a language: game id = the language code, for the chat of <chat id>.
+    LANGUAGE = "l"
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from telegram import (
     User,
 )
 from telegram.constants import ChatType, ParseMode
+from telegram.error import BadRequest, Forbidden
 from telegram.ext import ContextTypes
 
 from tgcheat.bot import views
@@ -57,7 +58,7 @@ from tgcheat.engine.rules import (
     Rules,
 )
 from tgcheat.engine.state import GameState, Phase
-from tgcheat.i18n import N_, Translator, translator
+from tgcheat.i18n import N_, Translator, available_languages, translator
 from tgcheat.store.games import Committed, GameStore
 from tgcheat.store.session import Session
 
@@ -102,7 +103,11 @@ class Handlers:
         return self.sender.bot.username
 
     async def _is_admin(self, chat_id: int, user_id: int) -> bool:
-        member = await self.sender.bot.get_chat_member(chat_id, user_id)
+        try:
+            member = await self.sender.bot.get_chat_member(chat_id, user_id)
+        except (BadRequest, Forbidden):
+            # A chat we are not in (forged button data, or the bot was removed): nobody is.
+            return False
         return member.status in (ChatMember.ADMINISTRATOR, ChatMember.OWNER)
 
     async def _may_manage(self, session: Session, user_id: int) -> bool:
@@ -131,7 +136,7 @@ class Handlers:
         chat, user = update.effective_chat, update.effective_user
         if chat is None or user is None:
             return
-        tr = translator(user.language_code)
+        tr = await self._user_tr(user)
         if chat.type not in GROUP_TYPES:
             await self._reply(update, tr, N_("Send /new in the group where you want to play."))
             return
@@ -176,7 +181,7 @@ class Handlers:
         chat, user = update.effective_chat, update.effective_user
         if chat is None or user is None:
             return
-        tr = translator(user.language_code)
+        tr = await self._user_tr(user)
         if chat.type != ChatType.PRIVATE:
             await self.help(update, context)
             return
@@ -198,7 +203,7 @@ class Handlers:
         chat, user = update.effective_chat, update.effective_user
         if chat is None or user is None:
             return
-        tr = translator(user.language_code)
+        tr = await self._user_tr(user)
         if chat.type not in GROUP_TYPES:
             await self._reply(update, tr, N_("Tap Join on the game's message in your group."))
             return
@@ -208,9 +213,7 @@ class Handlers:
         self, update: Update, chat_id: int, user: User, tr: Translator, *, via_private: bool
     ) -> None:
         name = display_name(user)
-        language = (
-            await self.store.user_language(user.id) or translator(user.language_code).language
-        )
+        language = tr.language
         now = now_ms()
 
         def add_player(session: Session | None) -> tuple[Session | None, None]:
@@ -286,7 +289,7 @@ class Handlers:
         chat, user = update.effective_chat, update.effective_user
         if chat is None or user is None:
             return
-        tr = translator(user.language_code)
+        tr = await self._user_tr(user)
         if chat.type not in GROUP_TYPES:
             await self._reply(update, tr, N_("Send /leave in the group of the game."))
             return
@@ -316,7 +319,7 @@ class Handlers:
         chat, user = update.effective_chat, update.effective_user
         if chat is None or user is None:
             return
-        tr = translator(user.language_code)
+        tr = await self._user_tr(user)
         if chat.type not in GROUP_TYPES:
             await self._reply(update, tr, N_("Send /stop in the group of the game."))
             return
@@ -347,8 +350,10 @@ class Handlers:
         try:
             await self._dispatch(update, query, press, tr)
         except Refused as refused:
+            tr = await self._user_tr(query.from_user)
             await self.sender.answer(query, tr._(refused.message))
         except ActionRefused as refused:
+            tr = await self._user_tr(query.from_user)
             await self.sender.answer(query, views.refusal_text(tr, refused.reason))
 
     async def _dispatch(
@@ -400,6 +405,8 @@ class Handlers:
                 await self._next_game(update, query, press, tr)
             case Op.SETTINGS_SHOW | Op.SETTINGS_SET:
                 await self._settings_press(query, press, tr)
+            case Op.LANGUAGE:
+                await self._language_press(query, press)
             case Op.ACCEPT:
                 await self._game_action(
                     update,
@@ -471,6 +478,10 @@ class Handlers:
 
     async def _pick(self, query: CallbackQuery, press: Press, tr: Translator) -> None:
         """Picking cards changes nothing stored: the selection travels in the buttons."""
+        message = query.message
+        if message is None or message.chat.id != query.from_user.id:
+            # A hand is only ever drawn in its owner's private chat (forged data elsewhere).
+            raise Refused(STALE)
         session, _ = await self.store.load(press.chat_id)
         game = _current_game(session, press.game_id)
         assert session is not None
@@ -489,9 +500,7 @@ class Handlers:
             selection = "".join(rank.code for rank in sorted(selected.elements()))
         await self.sender.answer(query)
         view = views.hand_view(tr, session, game, seat, session.title, selection)
-        message = query.message
-        if message is not None:
-            await self.sender.edit(message.chat.id, message.message_id, view)
+        await self.sender.edit(message.chat.id, message.message_id, view)
 
     async def _game_action(
         self,
@@ -525,7 +534,11 @@ class Handlers:
             await self._reply(update, tr, text)
             return
         if query is not None:
-            await self.sender.answer(query, tr._(answer) if answer and committed.changed else None)
+            if answer and committed.changed and committed.session is not None:
+                own = translator(committed.session.language_of(query.from_user.id))
+                await self.sender.answer(query, own._(answer))
+            else:
+                await self.sender.answer(query)
         await self._publish(committed)
 
     async def _publish(self, committed: Committed[tuple[Event, ...]]) -> None:
@@ -577,13 +590,73 @@ class Handlers:
             committed = dataclasses.replace(committed, messages={})
         await self._publish(committed)
 
+    # --- languages --------------------------------------------------------------------------
+
+    async def language(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """/language: in a group (an admin) the game messages' language; in private, your own."""
+        chat, user = update.effective_chat, update.effective_user
+        if chat is None or user is None:
+            return
+        tr = await self._user_tr(user)
+        if chat.type in GROUP_TYPES:
+            if not await self._is_admin(chat.id, user.id):
+                await self._reply(update, tr, N_("Only a group admin can change its language."))
+                return
+            current = await self.store.group_language(chat.id) or tr.language
+            await self.sender.send(chat.id, views.language_view(tr, chat.id, current, True))
+        else:
+            await self.sender.send(chat.id, views.language_view(tr, chat.id, tr.language, False))
+
+    async def _language_press(self, query: CallbackQuery, press: Press) -> None:
+        language = press.game_id
+        if language not in available_languages():
+            raise Refused(STALE)
+        user_id = query.from_user.id
+        chosen = translator(language)
+        if press.chat_id < 0:
+            if not await self._is_admin(press.chat_id, user_id):
+                raise Refused(NOT_ALLOWED)
+            await self.store.save_group_language(press.chat_id, language)
+            await self._set_session_language(press.chat_id, language)
+        elif press.chat_id == user_id:
+            await self.store.save_user_language(user_id, language)
+        else:
+            raise Refused(STALE)
+        await self.sender.answer(query, chosen._("Language saved."))
+        message = query.message
+        if message is not None:
+            view = views.language_view(chosen, press.chat_id, language, press.chat_id < 0)
+            await self.sender.edit(message.chat.id, message.message_id, view)
+
+    async def _set_session_language(self, chat_id: int, language: str) -> None:
+        """The open lobby or game switches too: its table is re-drawn whole in the new
+        language, never half in one and half in another."""
+
+        def change(session: Session | None) -> tuple[Session | None, None]:
+            if session is None or not _in_progress(session) or session.language == language:
+                return session, None
+            return dataclasses.replace(session, language=language), None
+
+        committed = await self.store.transact(chat_id, change)
+        session = committed.session
+        if not committed.changed or session is None:
+            return
+        if session.lobby is not None:
+            await self.publisher.refresh_lobby(chat_id)
+        elif session.game is not None:
+            await self.publisher.refresh_table(session, session.game, committed.messages)
+
+    async def _user_tr(self, user: User) -> Translator:
+        """A person's language: their /language choice, else Telegram's, else English."""
+        return translator(await self.store.user_language(user.id) or user.language_code)
+
     # --- settings ---------------------------------------------------------------------------
 
     async def settings(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         chat, user = update.effective_chat, update.effective_user
         if chat is None or user is None:
             return
-        tr = translator(user.language_code)
+        tr = await self._user_tr(user)
         if chat.type not in GROUP_TYPES:
             await self._reply(update, tr, N_("Send /settings in the group whose rules you set."))
             return
@@ -598,7 +671,7 @@ class Handlers:
         chat, user = update.effective_chat, update.effective_user
         if chat is None or user is None:
             return
-        tr = translator(user.language_code)
+        tr = await self._user_tr(user)
         rules = Rules()
         if chat.type in GROUP_TYPES:
             session, _ = await self.store.load(chat.id)
@@ -675,7 +748,7 @@ class Handlers:
         chat, user, message = update.effective_chat, update.effective_user, update.effective_message
         if chat is None or user is None or message is None:
             return
-        tr = translator(user.language_code)
+        tr = await self._user_tr(user)
         if chat.type not in GROUP_TYPES:
             await self._reply(update, tr, N_("Send /kick in the group of the game."))
             return

@@ -10,6 +10,7 @@ import html
 from collections import Counter
 from dataclasses import dataclass
 
+from babel import Locale
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from tgcheat.bot.callbacks import Op, Press
@@ -44,7 +45,7 @@ from tgcheat.engine.rules import (
     preset_of,
 )
 from tgcheat.engine.state import Claim, EndReason, GameState, Phase, Result
-from tgcheat.i18n import N_, Translator
+from tgcheat.i18n import N_, Translator, available_languages
 from tgcheat.store.session import Session
 
 #: Telegram allows 4096 characters; names are cut so that a table of ten never exceeds it.
@@ -539,6 +540,28 @@ def option_view(tr: Translator, chat_id: int, rules: Rules, index: int) -> View:
         ]
     )
     return View("\n".join(lines), InlineKeyboardMarkup(rows))
+
+
+def language_view(tr: Translator, chat_id: int, current: str, group: bool) -> View:
+    text = (
+        tr._("🌐 The language of this group's game messages:")
+        if group
+        else tr._("🌐 The language of your private messages:")
+    )
+    buttons = [
+        InlineKeyboardButton(
+            ("✅ " if language == current else "") + language_name(language),
+            callback_data=Press(Op.LANGUAGE, chat_id, language, 0).encode(),
+        )
+        for language in available_languages()
+    ]
+    return View(text, InlineKeyboardMarkup(_in_rows(buttons, width=2)))
+
+
+def language_name(language: str) -> str:
+    """A language's name in itself ("Deutsch", "Русский"): how people find their own."""
+    name = Locale.parse(language).get_display_name(language) or language
+    return name[:1].upper() + name[1:]
 
 
 def rules_view(tr: Translator, rules: Rules) -> View:
