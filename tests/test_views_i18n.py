@@ -20,14 +20,14 @@ import gettext
 import inspect
 import re
 import string
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import cache
 
 import pytest
 from babel.messages.pofile import read_po
 from telegram import InlineKeyboardMarkup
 
-from tests.engine.helpers import card, cards, state_with
+from tests.engine.helpers import cards, state_with
 from tests.support.fake_telegram import check_telegram_html
 from tgcheat.bot import views
 from tgcheat.engine.actions import Accept, Challenge, Leave, Pass, PassVote, Play, Stop
@@ -78,6 +78,7 @@ def english_pieces() -> tuple[str, ...]:
             continue
         texts = message.string if isinstance(message.string, tuple) else (message.string,)
         for text in texts:
+            assert isinstance(text, str)
             for literal, *_ in string.Formatter().parse(text):
                 for piece in _CUT.split(literal):
                     piece = piece.strip(" \n:·,.()")
@@ -127,8 +128,12 @@ _WORD = re.compile(r"[^\W\d_]{2,}")
 
 
 def unmarked_words(text: str) -> list[str]:
+    """Words outside the catalog's marks; user names, the group title and the languages'
+    own names (a language picker shows each in itself) aside."""
     for name in (*NAMES, TITLE):
         text = text.replace(views.name_html(name), " ").replace(f"<b>{TITLE}</b>", " ")
+    for language in available_languages():
+        text = text.replace(views.language_name(language), " ")
     while _INNERMOST.search(text):
         text = _INNERMOST.sub(" ", text)
     return _WORD.findall(_TAG.sub(" ", text))
@@ -137,10 +142,9 @@ def unmarked_words(text: str) -> list[str]:
 # --- games to show -----------------------------------------------------------------------------
 
 
-def session(rules: Rules | None = None, game: GameState | None = None) -> Session:
-    return Session(
-        chat_id=CHAT, game_id="g7k2p9", creator=100, game=game, title=TITLE, language="en"
-    )
+def session() -> Session:
+    """Views read the chat, the game id and the title from the session (buttons, titles)."""
+    return Session(chat_id=CHAT, game_id="g7k2p9", creator=100, title=TITLE)
 
 
 def named(state: GameState) -> GameState:
@@ -259,15 +263,22 @@ def house_rules() -> Rules:
 # --- every view, as (what, text, button labels) -------------------------------------------------
 
 
-def _labels(markup: InlineKeyboardMarkup | None) -> list[str]:
-    return [] if markup is None else [b.text for row in markup.inline_keyboard for b in row]
+Rows = tuple[tuple[str, ...], ...]
+Shown = tuple[str, str, Rows]
 
 
-def _view(what: str, view: views.View) -> tuple[str, str, list[str]]:
-    return what, view.text, _labels(view.markup)
+def _rows(markup: InlineKeyboardMarkup | None) -> Rows:
+    if markup is None:
+        return ()
+    return tuple(tuple(button.text for button in row) for row in markup.inline_keyboard)
 
 
-def rendered(tr: Translator) -> Iterator[tuple[str, str, list[str]]]:
+def _view(what: str, view: views.View) -> Shown:
+    return what, view.text, _rows(view.markup)
+
+
+def rendered(tr: Translator) -> Iterator[Shown]:
+    """Every view function, in every situation that changes its words."""
     rules = Rules()
     lobby = Lobby(creator=100, rules=rules, players=((100, NAMES[0]), (101, NAMES[3])))
     yield _view("lobby", views.lobby_view(tr, session(), lobby, BOT))
@@ -278,14 +289,24 @@ def rendered(tr: Translator) -> Iterator[tuple[str, str, list[str]]]:
     start = game()
     yield _view("table, first play", views.table_view(tr, session(), start, BOT))
     yield _view("hand on turn", views.hand_view(tr, session(), start, 0, TITLE))
-    yield _view("hand with selection", views.hand_view(tr, session(), start, 0, TITLE, "77"))
+    for selection in ("7", "77", "27K"):
+        shown = views.hand_view(tr, session(), start, 0, TITLE, selection)
+        yield _view(f"hand with selection {selection}", shown)
+    # The longest Play button: four of a rank, or many cards when any number may be played.
+    many = game(
+        [cards(*(f"{r}{s}" for r in "78" for s in "♣♦♥♠")), cards("K♠"), cards("A♠")],
+        rules=Rules(max_cards=0),
+    )
+    for selection in ("7777", "77778888"):
+        shown = views.hand_view(tr, session(), many, 0, TITLE, selection)
+        yield _view(f"hand with selection {selection}", shown)
     yield _view("hand not on turn", views.hand_view(tr, session(), start, 2, TITLE))
-    yield "hand text", views.hand_text(tr, start.players[0].hand), []
+    yield "hand text", views.hand_text(tr, start.players[0].hand), ()
 
     played, _ = play(start, "7♣", "K♠")
     assert played.last_claim is not None
     yield _view("table after a play", views.table_view(tr, session(), played, BOT))
-    yield "claim line", views.claim_line(tr, played, played.last_claim), []
+    yield "claim line", views.claim_line(tr, played, played.last_claim), ()
     yield _view("hand after a play", views.hand_view(tr, session(), played, 1, TITLE, "Q"))
     for lie in (True, False):
         state, event = challenged(lie)
@@ -310,14 +331,15 @@ def rendered(tr: Translator) -> Iterator[tuple[str, str, list[str]]]:
     assert calling.challenges
     yield _view("table, Cheat! being called", views.table_view(tr, session(), calling, BOT))
 
-    yield _view("hand, may pass", views.hand_view(tr, session(), no_sevens_game(exhausted_rules()), 0, TITLE))
+    may_pass = no_sevens_game(exhausted_rules())
+    yield _view("hand, may pass", views.hand_view(tr, session(), may_pass, 0, TITLE))
     asking = no_sevens_game(Rules(passing=Passing.VOTE))
     yield _view("hand, may ask to pass", views.hand_view(tr, session(), asking, 0, TITLE))
     voting = vote_open()
     yield _view("table, vote", views.table_view(tr, session(), voting, BOT))
     yield _view("hand, voter", views.hand_view(tr, session(), voting, 1, TITLE))
-    for event in passed_events():
-        yield f"passed {event}", views.passed_view(tr, no_sevens_game(Rules()), event), []
+    for passed in passed_events():
+        yield f"passed {passed}", views.passed_view(tr, no_sevens_game(Rules()), passed), ()
 
     final = final_check()
     yield _view("table, final check", views.table_view(tr, session(), final, BOT))
@@ -345,18 +367,21 @@ def rendered(tr: Translator) -> Iterator[tuple[str, str, list[str]]]:
     for kind in (MatchKind.FIRST_TO, MatchKind.PENALTY):
         for over, winner in ((False, None), (True, 100), (True, None)):
             board = views.scoreboard_lines(tr, match(kind, finished=over, winner=winner))
-            yield f"scoreboard {kind} {over} {winner}", "\n".join(board), []
-    yield "next game", "", _labels(views.next_game_markup(tr, session()))
+            yield f"scoreboard {kind} {over} {winner}", "\n".join(board), ()
+    yield "next game", "", _rows(views.next_game_markup(tr, session()))
 
     for name, preset in {**PRESETS, "house": house_rules()}.items():
         yield _view(f"settings, {name}", views.settings_view(tr, CHAT, preset))
         yield _view(f"rules, {name}", views.rules_view(tr, preset))
-        yield f"rules name {name}", views.rules_name(tr, preset), []
+        yield f"rules name {name}", views.rules_name(tr, preset), ()
         for index in range(len(OPTION_NAMES)):
             yield _view(f"option {index}, {name}", views.option_view(tr, CHAT, preset, index))
 
     for refusal in Refusal:
-        yield f"refusal {refusal}", views.refusal_text(tr, refusal), []
+        yield f"refusal {refusal}", views.refusal_text(tr, refusal), ()
+
+    for group in (True, False):
+        yield _view(f"languages, group={group}", views.language_view(tr, CHAT, "ru", group))
 
 
 #: The view functions the test renders; a new one must be added to ``rendered`` (and here).
@@ -377,6 +402,7 @@ COVERED = {
     "option_view",
     "rules_view",
     "refusal_text",
+    "language_view",
 }
 
 
@@ -397,15 +423,19 @@ def test_there_are_languages_to_check() -> None:
 
 
 @cache
-def rendered_in(lang: str) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
-    return tuple((what, text, tuple(labels)) for what, text, labels in rendered(translator(lang)))
+def rendered_in(lang: str) -> tuple[Shown, ...]:
+    return tuple(rendered(translator(lang)))
+
+
+def _texts(text: str, rows: Rows) -> list[str]:
+    return [text, *(label for row in rows for label in row)]
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_no_english_catalog_text_is_left(lang: str) -> None:
     problems = []
-    for what, text, labels in rendered_in(lang):
-        problems += [f"{what}: {found}" for found in english_left(lang, [text, *labels])]
+    for what, text, rows in rendered_in(lang):
+        problems += [f"{what}: {found}" for found in english_left(lang, _texts(text, rows))]
     assert not problems, f"{lang}:\n" + "\n".join(problems)
 
 
@@ -419,8 +449,8 @@ def test_the_english_check_catches_english() -> None:
 
 def test_no_view_text_is_outside_the_catalog() -> None:
     problems = []
-    for what, text, labels in rendered(MARKED):
-        for shown in (text, *labels):
+    for what, text, rows in rendered(MARKED):
+        for shown in _texts(text, rows):
             if words := unmarked_words(shown):
                 problems.append(f"{what}: {words} in {shown!r}")
     assert not problems, "\n".join(problems)
@@ -441,44 +471,16 @@ def test_views_are_html_telegram_accepts(lang: str) -> None:
     assert not problems, f"{lang}:\n" + "\n".join(problems)
 
 
-@pytest.mark.parametrize("lang", ["en", *LANGUAGES])
+#: A button that shares a phone's keyboard row with others, and one alone in its row.
+SHARED_ROW_LIMIT = 24
+OWN_ROW_LIMIT = 40
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
 def test_buttons_fit_a_phone(lang: str) -> None:
-    """A button that shares its row: 24 characters; a row of its own: 40."""
-    tr = translator(lang)
     problems = []
-    for what, view in _keyboards(tr):
-        for row in view.inline_keyboard:
-            limit = 24 if len(row) > 1 else 40
-            problems += [f"{what}: {b.text!r}" for b in row if len(b.text) > limit]
-    assert not problems, f"{lang}:\n" + "\n".join(problems)
-
-
-def _keyboards(tr: Translator) -> Iterator[tuple[str, InlineKeyboardMarkup]]:
-    rules_and_views: list[tuple[str, Callable[[], views.View]]] = [
-        ("settings", lambda: views.settings_view(tr, CHAT, Rules())),
-        ("settings, house", lambda: views.settings_view(tr, CHAT, house_rules())),
-    ]
-    for name, build in rules_and_views:
-        markup = build().markup
-        assert markup is not None
-        yield name, markup
-    for preset in (Rules(), house_rules()):
-        for index in range(len(OPTION_NAMES)):
-            markup = views.option_view(tr, CHAT, preset, index).markup
-            assert markup is not None
-            yield f"option {OPTION_NAMES[index]}", markup
-    start = game()
-    for selection in ("", "7", "77", "2K7"):
-        markup = views.hand_view(tr, session(), start, 0, TITLE, selection).markup
-        assert markup is not None
-        yield f"hand {selection}", markup
-    # The longest claim the Play button may read: four of a rank, or a whole hand.
-    big = game([cards(*(f"{r}{s}" for r in "78" for s in "♣♦♥♠")), cards("K♠"), cards("A♠")])
-    for rank_code in ("7777", "77778888"):
-        markup = views.hand_view(tr, session(), big, 0, TITLE, rank_code).markup
-        assert markup is not None
-        yield f"hand {rank_code}", markup
-    for what, text, labels in rendered(tr):
-        del text, labels
-        what = what  # noqa: PLW0127
-    del card
+    for what, _, rows in rendered_in(lang):
+        for row in rows:
+            limit = SHARED_ROW_LIMIT if len(row) > 1 else OWN_ROW_LIMIT
+            problems += [f"{what}: {label!r}" for label in row if len(label) > limit]
+    assert not problems, f"{lang}: buttons too long:\n" + "\n".join(problems)

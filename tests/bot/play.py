@@ -10,7 +10,8 @@ from tests.bot.conftest import GROUP_ID, BotHarness
 from tests.support.updates import User
 from tgcheat.bot.callbacks import Op, parse
 from tgcheat.engine.cards import Rank
-from tgcheat.engine.state import GameState
+from tgcheat.engine.game import play_limit
+from tgcheat.engine.state import GameState, Phase
 from tgcheat.store.session import Session
 
 
@@ -71,3 +72,33 @@ async def install_game(bot: BotHarness, state: GameState, game_id: str = "rigged
     await bot.store.transact(GROUP_ID, put)
     for player in state.players:
         bot.fake.started_users.add(player.user_id)
+
+
+async def play_to_the_end(bot: BotHarness, users: list[User], max_steps: int = 1000) -> GameState:
+    """Everyone plays truthfully when they can, else bluffs with one card; a bluff on last
+    cards is caught, true last cards are believed by all."""
+    by_id = {u.id: u for u in users}
+    state = await game_state(bot)
+    for _ in range(max_steps):
+        if state.phase is Phase.FINISHED:
+            return state
+        if state.phase is Phase.PLAYING:
+            seat = state.turn
+            hand = state.players[seat].hand
+            true = [c.rank for c in hand if c.rank is state.required]
+            ranks = true[: play_limit(state, seat)] or [
+                next((c.rank for c in hand if c.rank is not state.required), hand[0].rank)
+            ]
+            await play(bot, by_id[state.players[seat].user_id], ranks)
+        else:
+            final = state.open_claims[-1]
+            others = [s for s in state.active_seats() if s != final.seat]
+            if any(c.rank is not final.rank for c in final.cards):
+                await bot.press(
+                    by_id[state.players[others[0]].user_id], GROUP_ID, has_op(Op.CHALLENGE)
+                )
+            else:
+                for seat in others:
+                    await bot.press(by_id[state.players[seat].user_id], GROUP_ID, has_op(Op.ACCEPT))
+        state = await game_state(bot)
+    raise AssertionError("the game did not end")
