@@ -302,6 +302,7 @@ def rendered(tr: Translator) -> Iterator[Shown]:
         yield _view(f"hand with selection {selection}", shown)
     yield _view("hand not on turn", views.hand_view(tr, session(), start, 2, TITLE))
     yield "hand text", views.hand_text(tr, start.players[0].hand), ()
+    yield "card labels", " ".join(views.card_label(tr, c) for c in start.players[0].hand), ()
 
     played, _ = play(start, "7♣", "K♠")
     assert played.last_claim is not None
@@ -397,6 +398,7 @@ COVERED = {
     "next_game_markup",
     "result_view",
     "hand_text",
+    "card_label",
     "hand_view",
     "settings_view",
     "option_view",

@@ -68,6 +68,7 @@ def main() -> int:
         catalog.update(template, no_fuzzy_matching=True)
         catalog.obsolete.clear()
         if language == "en":
+            catalog.fuzzy = False
             for message in catalog:
                 if message.id:
                     message.string = message.id

@@ -65,6 +65,8 @@ from tgcheat.store.session import Session
 log = logging.getLogger(__name__)
 
 GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)
+#: How much of a person's own (wrong) input a reply quotes back.
+MAX_ECHO = 32
 _GAME_ID_ALPHABET = string.ascii_lowercase + string.digits
 
 
@@ -147,7 +149,7 @@ class Handlers:
                 update,
                 tr,
                 N_("Unknown rules {name}. Choose one of: {presets}."),
-                name=html.escape(choice),
+                name=html.escape(choice[:MAX_ECHO]),
                 presets=", ".join(PRESETS),
             )
             return

@@ -92,7 +92,7 @@ MATCH_TEXTS: dict[str, str] = {
 
 PRESET_TEXTS: dict[str, str] = {
     "cheat": N_("Cheat (classic)"),
-    "verju": N_("«Верю — не верю» (French)"),
+    "verju": N_("«Верю — не верю»"),
     "free": N_("Free rank (Italian)"),
 }
 

@@ -233,7 +233,7 @@ def reveal_view(tr: Translator, state: GameState, event: ChallengeResolved) -> V
             challenger=name_html(state.players[event.challenger].name),
             claimant=claimant,
             claim=claim_phrase(tr, len(event.claim.cards), event.claim.rank),
-            cards=" ".join(card.label for card in event.revealed),
+            cards=" ".join(card_label(tr, card) for card in event.revealed),
         ),
         (tr._("Caught bluffing!") if event.lie else tr._("It was true!"))
         + " "
@@ -325,6 +325,12 @@ def result_view(tr: Translator, state: GameState, result: Result) -> View:
 # --- a player's hand (private) -----------------------------------------------------------------
 
 
+def card_label(tr: Translator, card: Card) -> str:
+    """A revealed card in the reader's letters, with its suit for flavour: "7♣", "Д♥"."""
+    suit = card.suit
+    return rank_symbol(tr, card.rank) + (suit.symbol if suit is not None else "")
+
+
 def hand_text(tr: Translator, hand: tuple[Card, ...]) -> str:
     groups = count_by_rank(hand)
     return " · ".join(
@@ -366,7 +372,7 @@ def hand_view(
         else:
             lines.append(tr._("Tap a rank to pick a card of it; tap again for one more."))
         rows += _play_rows(tr, session, state, seat, selected, lines)
-    elif can_accept(state, seat):
+    elif can_accept(state, seat) and state.rules.final_check is not FinalCheck.NEXT:
         lines += ["", tr._("Last cards were played: answer in the group.")]
     return View("\n".join(lines), InlineKeyboardMarkup(rows) if rows else None)
 
