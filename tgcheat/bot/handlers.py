@@ -16,6 +16,7 @@ from random import SystemRandom
 
 from telegram import (
     CallbackQuery,
+    Chat,
     ChatMember,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
@@ -317,20 +318,32 @@ class Handlers:
             return
         await self.publisher.refresh_lobby(chat_id)
 
+    async def _managed_session(
+        self, update: Update, chat: Chat, user: User, tr: Translator, wrong_chat: str
+    ) -> Session | None:
+        """The group's lobby or game when ``user`` may manage it (its creator or an admin);
+        else None, and the user has been told why."""
+        if chat.type not in GROUP_TYPES:
+            await self._reply(update, tr, wrong_chat)
+            return None
+        session, _ = await self.store.load(chat.id)
+        if session is None or not _in_progress(session):
+            await self._reply(update, tr, NO_GAME)
+            return None
+        if not await self._may_manage(session, user.id):
+            await self._reply(update, tr, NOT_ALLOWED)
+            return None
+        return session
+
     async def stop(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         chat, user = update.effective_chat, update.effective_user
         if chat is None or user is None:
             return
         tr = await self._user_tr(user)
-        if chat.type not in GROUP_TYPES:
-            await self._reply(update, tr, N_("Send /stop in the group of the game."))
-            return
-        session, _ = await self.store.load(chat.id)
-        if session is None or not _in_progress(session):
-            await self._reply(update, tr, NO_GAME)
-            return
-        if not await self._may_manage(session, user.id):
-            await self._reply(update, tr, NOT_ALLOWED)
+        session = await self._managed_session(
+            update, chat, user, tr, N_("Send /stop in the group of the game.")
+        )
+        if session is None:
             return
         if session.lobby is not None:
             await self._cancel_lobby(update, session, tr)
@@ -751,15 +764,10 @@ class Handlers:
         if chat is None or user is None or message is None:
             return
         tr = await self._user_tr(user)
-        if chat.type not in GROUP_TYPES:
-            await self._reply(update, tr, N_("Send /kick in the group of the game."))
-            return
-        session, _ = await self.store.load(chat.id)
-        if session is None or not _in_progress(session):
-            await self._reply(update, tr, NO_GAME)
-            return
-        if not await self._may_manage(session, user.id):
-            await self._reply(update, tr, NOT_ALLOWED)
+        session = await self._managed_session(
+            update, chat, user, tr, N_("Send /kick in the group of the game.")
+        )
+        if session is None:
             return
         target = _kick_target(session, message.reply_to_message, context.args or [])
         if target is None:
