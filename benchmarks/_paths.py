@@ -1,0 +1,11 @@
+"""Puts the repository root on ``sys.path``, so that the benchmark scripts (run as
+``python benchmarks/bench.py``) can import ``tests.support`` beside ``tgcheat``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))

