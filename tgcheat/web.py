@@ -79,6 +79,7 @@ def create_web_app(
             return PlainTextResponse("bad request: body is not JSON", status_code=400)
         if not isinstance(data, dict):
             return PlainTextResponse("bad request: not an update", status_code=400)
+        _drop_what_handlers_never_read(data)
         try:
             update = telegram.Update.de_json(data, application.bot)
         except Exception:
@@ -127,6 +128,16 @@ def create_web_app(
         ],
         lifespan=lifespan,
     )
+
+
+def _drop_what_handlers_never_read(data: dict[str, Any]) -> None:
+    """A button press carries its whole message, keyboard included; the bot reads only the
+    message's chat and id, and building the keyboard's objects is most of the parsing cost."""
+    query = data.get("callback_query")
+    message = query.get("message") if isinstance(query, dict) else None
+    if isinstance(message, dict):
+        for key in ("reply_markup", "entities"):
+            message.pop(key, None)
 
 
 async def _report_error_to_request(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:

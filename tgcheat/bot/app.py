@@ -31,9 +31,6 @@ if TYPE_CHECKING:
     from tgcheat.config import Config
 
 MAX_RETRIES = 2
-#: Messages a group may get from one process in a burst before that process waits; the Redis
-#: budget (20 a minute across processes) defers table edits before this is reached.
-GROUP_BURST = 60
 
 #: The updates the bot asks Telegram for (setWebhook / getUpdates).
 ALLOWED_UPDATES: list[str] = ["message", "callback_query", "my_chat_member", "chat_member"]
@@ -84,8 +81,8 @@ def build_application(
     group_messages_per_minute: int = GROUP_MESSAGES_PER_MINUTE,
     throttle: bool = True,
 ) -> Application:  # type: ignore[type-arg]
-    """The bot. ``throttle=False`` leaves out python-telegram-bot's in-process rate limiter
-    (for offline tests, which send far more than Telegram allows in a second)."""
+    """The bot. ``throttle=False`` leaves out the retrying of Telegram's RetryAfter answers
+    (offline tests that do not test it)."""
     load_all()
     builder = (
         ApplicationBuilder()
@@ -98,7 +95,10 @@ def build_application(
     if throttle:
         # Waits and retries on Telegram's RetryAfter (429); the per-group budget across
         # processes is kept in Redis by the store (see GameStore.transact).
-        limiter = AIORateLimiter(max_retries=MAX_RETRIES, group_max_rate=GROUP_BURST)
+        # Only Telegram's own RetryAfter paces the bot (wait, then retry): a fixed in-process
+        # rate would cap a process far below what Telegram allows a game bot, and the group
+        # budget that matters is kept across processes in Redis.
+        limiter = AIORateLimiter(max_retries=MAX_RETRIES, overall_max_rate=0, group_max_rate=0)
         # The builder's type names its rate limiter's; the built Application is the same.
         builder = builder.rate_limiter(limiter)  # type: ignore[arg-type]
     if request is not None:

@@ -69,9 +69,9 @@ class Publisher:
         if old_table is not None:
             # The previous game's table keeps its final text; only the new one has buttons.
             await self.store.clear_messages(session.chat_id)
-        message = await self.sender.send(session.chat_id, view)
-        if message is not None:
-            await self.store.set_message(session.chat_id, TABLE, message.message_id)
+        message_id = await self.sender.send(session.chat_id, view)
+        if message_id is not None:
+            await self.store.set_message(session.chat_id, TABLE, message_id)
 
     async def refresh_lobby(self, chat_id: int) -> None:
         session, messages = await self.store.load(chat_id)
@@ -205,10 +205,10 @@ class Publisher:
     ) -> tuple[int, int]:
         """A new hand message notifies the player (an edit would not) and lands at the bottom
         of the chat, where their thumb is; the old one goes, so there is still one."""
-        message = await self.sender.send(user_id, view)
+        message_id = await self.sender.send(user_id, view)
         if old is not None:
             await self.sender.delete(user_id, old)
-        return user_id, message.message_id if message is not None else UNREACHABLE
+        return user_id, message_id if message_id is not None else UNREACHABLE
 
     async def _edit_hand(self, user_id: int, message_id: int, view: views.View) -> tuple[int, int]:
         outcome = await self.sender.edit(user_id, message_id, view)
@@ -216,8 +216,8 @@ class Publisher:
             return user_id, 0
         if outcome is Edit.UNREACHABLE:
             return user_id, UNREACHABLE
-        message = await self.sender.send(user_id, view, silent=True)
-        return user_id, message.message_id if message is not None else UNREACHABLE
+        posted = await self.sender.send(user_id, view, silent=True)
+        return user_id, posted if posted is not None else UNREACHABLE
 
     async def _tell_unreachable(
         self, session: Session, state: GameState, user_ids: list[int]

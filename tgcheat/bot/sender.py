@@ -1,11 +1,19 @@
-"""Delivering messages: Telegram's expected errors become plain results, not exceptions."""
+"""Delivering messages: Telegram's expected errors become plain results, not exceptions.
+
+Messages are sent and edited with raw Bot API requests: the bot keeps only a sent message's id,
+so building python-telegram-bot's Message object from each answer would be wasted work on the
+hot path (it was the largest single cost of a play). Method names are given in lower case,
+which Telegram accepts, because python-telegram-bot warns when ``do_api_request`` is called
+with the name of one of its own methods.
+"""
 
 from __future__ import annotations
 
 import enum
 import logging
+from typing import Any
 
-from telegram import Bot, CallbackQuery, InlineKeyboardMarkup, LinkPreviewOptions, Message
+from telegram import Bot, CallbackQuery, InlineKeyboardMarkup, LinkPreviewOptions
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden
 
@@ -28,21 +36,18 @@ class Sender:
     def __init__(self, bot: Bot) -> None:
         self.bot = bot
 
-    async def send(self, chat_id: int, view: View, *, silent: bool = False) -> Message | None:
-        """Send a new message; None when the chat cannot be reached (the user never started the
-        bot, or blocked it)."""
+    async def send(self, chat_id: int, view: View, *, silent: bool = False) -> int | None:
+        """Send a new message; its id, or None when the chat cannot be reached (the user never
+        started the bot, or blocked it)."""
+        request = _message_kwargs(view) | {"chat_id": chat_id}
+        if silent:
+            request["disable_notification"] = True
         try:
-            return await self.bot.send_message(
-                chat_id,
-                view.text,
-                parse_mode=ParseMode.HTML,
-                reply_markup=view.markup,
-                link_preview_options=_NO_PREVIEW,
-                disable_notification=silent,
-            )
+            result = await self.bot.do_api_request("sendmessage", api_kwargs=request)
         except Forbidden as error:
             log.info("chat %s unreachable: %s", chat_id, error.message)
             return None
+        return int(result["message_id"])
 
     async def answer(self, query: CallbackQuery, text: str | None = None) -> None:
         """Answer a button press; a re-delivered press may already have been answered."""
@@ -53,15 +58,9 @@ class Sender:
 
     async def edit(self, chat_id: int, message_id: int, view: View) -> Edit:
         """Edit a message in place."""
+        request = _message_kwargs(view) | {"chat_id": chat_id, "message_id": message_id}
         try:
-            await self.bot.edit_message_text(
-                view.text,
-                chat_id=chat_id,
-                message_id=message_id,
-                parse_mode=ParseMode.HTML,
-                reply_markup=view.markup,
-                link_preview_options=_NO_PREVIEW,
-            )
+            await self.bot.do_api_request("editmessagetext", api_kwargs=request)
         except BadRequest as error:
             text = error.message.lower()
             if "message is not modified" in text:
@@ -99,5 +98,15 @@ class Sender:
                 return message_id
             if outcome is Edit.UNREACHABLE:
                 return None
-        message = await self.send(chat_id, view, silent=True)
-        return message.message_id if message is not None else None
+        return await self.send(chat_id, view, silent=True)
+
+
+def _message_kwargs(view: View) -> dict[str, Any]:
+    request: dict[str, Any] = {
+        "text": view.text,
+        "parse_mode": ParseMode.HTML,
+        "link_preview_options": _NO_PREVIEW,
+    }
+    if view.markup is not None:
+        request["reply_markup"] = view.markup
+    return request
