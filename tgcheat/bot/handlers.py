@@ -558,6 +558,11 @@ class Handlers:
 
     async def _publish(self, committed: Committed[tuple[Event, ...]]) -> None:
         session = committed.session
+        if committed.duplicate and session is not None and session.game is not None:
+            # Telegram delivers an update again when handling it failed, perhaps after its
+            # change was saved but before it was shown: show the current state now.
+            await self.publisher.catch_up(session, session.game, committed.messages)
+            return
         if not committed.changed or session is None or session.game is None:
             return
         await self.publisher.publish(

@@ -136,6 +136,14 @@ class Publisher:
         everyone = tuple(HandChanged(seat) for seat in state.active_seats())
         await self._publish_hands(session, state, everyone, {})
 
+    async def catch_up(
+        self, session: Session, state: GameState, messages: dict[str, int]
+    ) -> None:
+        """Show the stored state again: the table, and every hand edited in place."""
+        await self.refresh_table(session, state, messages)
+        everyone = tuple(HandChanged(seat) for seat in state.active_seats())
+        await self._publish_hands(session, state, everyone, messages)
+
     async def publish_hands_only(
         self, session: Session, state: GameState, messages: dict[str, int]
     ) -> None:

@@ -31,6 +31,8 @@ UPDATE_TTL_S = 24 * 3600
 GROUP_MESSAGES_PER_MINUTE = 20
 MAX_ATTEMPTS = 30
 BACKOFF_S = 0.002
+#: How many chats' last state one process keeps as a hint (a busy process's working set).
+CACHE_CHATS = 10_000
 
 # KEYS[1] session hash, KEYS[2] update marker, KEYS[3] message-id hash, KEYS[4] deadlines,
 # KEYS[5] the group's message budget (a hash: minute -> messages), KEYS[6] deferred tables.
@@ -109,6 +111,9 @@ class GameStore:
         self._redis = redis
         self._prefix = prefix
         self.group_messages_per_minute = group_messages_per_minute
+        #: Per chat: the version, session and message ids this process last saw. Only a hint
+        #: that may save a read; Redis stays the truth (see transact).
+        self._cache: dict[int, tuple[int, Session | None, dict[str, int]]] = {}
         self._cas = redis.register_script(_CAS_SCRIPT)
 
     @property
@@ -146,6 +151,7 @@ class GameStore:
 
     async def forget_chat(self, chat_id: int) -> None:
         """Remove everything kept for a group's game (the bot left it, or it moved)."""
+        self._cache.pop(chat_id, None)
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.delete(self._session_key(chat_id), self._messages_key(chat_id))
             pipe.zrem(self._deadlines_key, chat_id)
@@ -182,8 +188,22 @@ class GameStore:
         return session, int(raw_version or 0), messages, seen
 
     async def load(self, chat_id: int) -> tuple[Session | None, dict[str, int]]:
-        session, _version, messages, _seen = await self._read(chat_id, None)
+        session, version, messages, _seen = await self._read(chat_id, None)
+        self._remember(chat_id, version, session, messages)
         return session, messages
+
+    def _remember(
+        self, chat_id: int, version: int, session: Session | None, messages: dict[str, int]
+    ) -> None:
+        if len(self._cache) >= CACHE_CHATS:
+            self._cache.clear()
+        self._cache[chat_id] = (version, session, dict(messages))
+
+    def _remember_messages(self, chat_id: int, ids: Mapping[str, int], *, replace: bool) -> None:
+        cached = self._cache.get(chat_id)
+        if cached is not None:
+            version, session, messages = cached
+            self._cache[chat_id] = (version, session, dict(ids) if replace else {**messages, **ids})
 
     async def transact(
         self,
@@ -196,13 +216,31 @@ class GameStore:
         """Apply ``change`` atomically. Exceptions from ``change`` propagate; nothing is
         written then. ``group_messages`` says how many group messages the change's result will
         send; they are counted against the group's budget in the same round trip."""
+        # The first try may start from what this process last wrote or read for the chat,
+        # saving the read: the compare-and-set proves it is still current. A refusal or a
+        # no-op computed from it is confirmed against a fresh read before it is believed.
+        cached = self._cache.pop(chat_id, None)
         for attempt in range(MAX_ATTEMPTS):
-            session, version, messages, seen = await self._read(chat_id, update_id)
-            if seen:
-                return Committed(session, None, version, False, True, messages)
-            new_session, result = change(session)
+            if cached is not None:
+                version, session, messages = cached
+            else:
+                session, version, messages, seen = await self._read(chat_id, update_id)
+                if seen:
+                    return Committed(session, None, version, False, True, messages)
+            try:
+                new_session, result = change(session)
+            except Exception:
+                if cached is None:
+                    raise
+                cached = None
+                continue
             if new_session is session:
+                if cached is not None:
+                    cached = None
+                    continue
+                self._remember(chat_id, version, session, messages)
                 return Committed(session, result, version, False, False, messages)
+            cached = None
             assert new_session is not None, "sessions are replaced, never deleted"
             outcome = await self._cas(
                 keys=[
@@ -226,6 +264,7 @@ class GameStore:
                 ],
             )
             if outcome in (1, 2):
+                self._remember(chat_id, version + 1, new_session, messages)
                 return Committed(
                     new_session, result, version + 1, True, False, messages, outcome == 2
                 )
@@ -261,6 +300,7 @@ class GameStore:
         await self._redis.hset(f"{self._prefix}:user:{user_id}", "lang", language)
 
     async def set_message(self, chat_id: int, name: str, message_id: int) -> None:
+        self._remember_messages(chat_id, {name: message_id}, replace=False)
         key = self._messages_key(chat_id)
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.hset(key, name, message_id)
@@ -270,6 +310,7 @@ class GameStore:
     async def set_messages(self, chat_id: int, ids: Mapping[str, int]) -> None:
         if not ids:
             return
+        self._remember_messages(chat_id, ids, replace=False)
         key = self._messages_key(chat_id)
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.hset(key, mapping=cast(Any, ids))
@@ -278,6 +319,7 @@ class GameStore:
 
     async def clear_messages(self, chat_id: int, *, keep: tuple[str, ...] = ()) -> None:
         """Forget the message ids of a finished game (all but ``keep``)."""
+        self._cache.pop(chat_id, None)
         key = self._messages_key(chat_id)
         names = [k for k in await self._redis.hkeys(key) if _text(k) not in keep]
         if names:
