@@ -166,8 +166,12 @@ async def test_a_repeated_update_is_ignored(bot: BotHarness) -> None:
     sent = len(bot.fake.calls)
     await bot.feed(play_update)
     assert (await game_state(bot)).plays == 1
-    # At most a (refused) second answer to the same query: no message is sent or edited again.
-    assert {c.method for c in bot.fake.calls[sent:]} <= {"answerCallbackQuery"}
+    # The repeat shows the current state again: nothing new is sent, and every edit finds the
+    # message already showing it.
+    again = bot.fake.calls[sent:]
+    assert not [c for c in again if c.method.lower() == "sendmessage"]
+    edits = [c for c in again if c.method.lower() == "editmessagetext"]
+    assert all(c.status == 400 and "not modified" in str(c.error) for c in edits)
 
 
 async def test_a_new_process_on_the_same_redis_carries_on_the_game(bot: BotHarness) -> None:
