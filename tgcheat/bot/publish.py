@@ -136,9 +136,7 @@ class Publisher:
         everyone = tuple(HandChanged(seat) for seat in state.active_seats())
         await self._publish_hands(session, state, everyone, {})
 
-    async def catch_up(
-        self, session: Session, state: GameState, messages: dict[str, int]
-    ) -> None:
+    async def catch_up(self, session: Session, state: GameState, messages: dict[str, int]) -> None:
         """Show the stored state again: the table, and every hand edited in place."""
         await self.refresh_table(session, state, messages)
         everyone = tuple(HandChanged(seat) for seat in state.active_seats())

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
@@ -29,21 +30,44 @@ SESSION_TTL_S = 2 * 24 * 3600
 UPDATE_TTL_S = 24 * 3600
 #: Telegram lets a bot send about 20 messages a minute to a group, edits included.
 GROUP_MESSAGES_PER_MINUTE = 20
+#: Group messages that may go out at once before the rate applies (a play, a reveal, a table).
+GROUP_BURST = 4
 MAX_ATTEMPTS = 30
 BACKOFF_S = 0.002
 #: How many chats' last state one process keeps as a hint (a busy process's working set).
 CACHE_CHATS = 10_000
 
 # KEYS[1] session hash, KEYS[2] update marker, KEYS[3] message-id hash, KEYS[4] deadlines,
-# KEYS[5] the group's message budget (a hash: minute -> messages), KEYS[6] deferred tables.
+# KEYS[5] the group's message budget (a token bucket), KEYS[6] deferred tables.
 # ARGV[1] expected version, ARGV[2] new document, ARGV[3] session TTL, ARGV[4] update TTL,
 # ARGV[5] "1" when there is an update id to remember, ARGV[6] chat id, ARGV[7] the session's
 # next deadline (ms; "0": none), ARGV[8] group messages this change will send (the table edit
-# included), ARGV[9] the group's budget of messages a minute.
+# included), ARGV[9] the group's budget of messages a minute, ARGV[10] now (ms).
 # Returns 1 on success, 0 on a version conflict, -1 when the update was already applied, 2 on
-# success when the group's budget is spent: the table edit waits for the next minute, where it
-# shows the state of then (edits coalesce, the latest state wins).
-_CAS_SCRIPT = """
+# success when the group's budget is overdrawn: the table edit waits until a token is back,
+# and then shows the state of then (edits coalesce, the latest state wins).
+# A group's budget is a token bucket (KEYS: a hash of tokens and when they were counted):
+# BURST messages at once, refilled at the group's rate a minute. spend() takes ``cost`` tokens
+# and returns 0, or, when the bucket is overdrawn, the time (ms) at which one token is back:
+# the table edit waits until then, and shows the state of then (edits coalesce).
+_TOKEN_BUCKET = f"""
+local function spend(key, cost, per_minute, now)
+  local rate = per_minute / 60000
+  local burst = math.max(1, math.min(per_minute, {GROUP_BURST}))
+  local stored = redis.call('HMGET', key, 'tokens', 'at')
+  local tokens = tonumber(stored[1]) or burst
+  local at = tonumber(stored[2]) or now
+  tokens = math.min(burst, tokens + (now - at) * rate) - cost
+  redis.call('HSET', key, 'tokens', tostring(tokens), 'at', now)
+  redis.call('PEXPIRE', key, 600000)
+  if tokens >= 0 then return 0 end
+  return now + math.ceil(-tokens / rate)
+end
+"""
+
+_CAS_SCRIPT = (
+    _TOKEN_BUCKET
+    + """
 local version = redis.call('HGET', KEYS[1], 'v') or '0'
 if version ~= ARGV[1] then return 0 end
 if ARGV[5] == '1' then
@@ -59,16 +83,33 @@ else
 end
 local cost = tonumber(ARGV[8])
 if cost > 0 then
-  local minute = math.floor(tonumber(redis.call('TIME')[1]) / 60)
-  local used = redis.call('HINCRBY', KEYS[5], minute, cost)
-  redis.call('EXPIRE', KEYS[5], 120)
-  if used > tonumber(ARGV[9]) then
-    redis.call('ZADD', KEYS[6], 'NX', (minute + 1) * 60000, ARGV[6])
+  local due = spend(KEYS[5], cost, tonumber(ARGV[9]), tonumber(ARGV[10]))
+  if due > 0 then
+    redis.call('ZADD', KEYS[6], 'NX', due, ARGV[6])
     return 2
   end
 end
 return 1
 """
+)
+
+
+# KEYS[1] the group's budget, KEYS[2] deferred tables; ARGV[1] chat id, ARGV[2] rate,
+# ARGV[3] now (ms).
+# Returns 1 when a token was taken (the chat leaves the deferred set), else 0 (deferred again).
+_TAKE_SCRIPT = (
+    _TOKEN_BUCKET
+    + """
+local due = spend(KEYS[1], 1, tonumber(ARGV[2]), tonumber(ARGV[3]))
+if due > 0 then
+  redis.call('HINCRBYFLOAT', KEYS[1], 'tokens', 1)
+  redis.call('ZADD', KEYS[2], due, ARGV[1])
+  return 0
+end
+redis.call('ZREM', KEYS[2], ARGV[1])
+return 1
+"""
+)
 
 
 class ConflictError(Exception):
@@ -115,6 +156,7 @@ class GameStore:
         #: that may save a read; Redis stays the truth (see transact).
         self._cache: dict[int, tuple[int, Session | None, dict[str, int]]] = {}
         self._cas = redis.register_script(_CAS_SCRIPT)
+        self._take = redis.register_script(_TAKE_SCRIPT)
 
     @property
     def _deadlines_key(self) -> str:
@@ -135,19 +177,13 @@ class GameStore:
         return [int(cast(bytes, chat_id)) for chat_id in raw]
 
     async def take_group_budget(self, chat_id: int, now_ms: int) -> bool:
-        """Count one group message against the budget; False (and deferred again to the next
-        minute) when it is spent."""
-        minute = now_ms // 60_000
-        key = f"{self._prefix}:rate:{chat_id}"
-        async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.hincrby(key, str(minute), 1)
-            pipe.expire(key, 120)
-            pipe.zrem(self._deferred_key, chat_id)
-            used, _, _ = await pipe.execute()
-        if int(used) > self.group_messages_per_minute:
-            await self._redis.zadd(self._deferred_key, {str(chat_id): (minute + 1) * 60_000})
-            return False
-        return True
+        """Take one group message from the budget for a deferred table edit; False (and
+        deferred again) while the budget is overdrawn."""
+        taken = await self._take(
+            keys=[f"{self._prefix}:rate:{chat_id}", self._deferred_key],
+            args=[chat_id, self.group_messages_per_minute, now_ms],
+        )
+        return bool(taken)
 
     async def forget_chat(self, chat_id: int) -> None:
         """Remove everything kept for a group's game (the bot left it, or it moved)."""
@@ -261,6 +297,7 @@ class GameStore:
                     new_session.deadline_ms,
                     group_messages(result) if group_messages is not None else 0,
                     self.group_messages_per_minute,
+                    int(time.time() * 1000),
                 ],
             )
             if outcome in (1, 2):
