@@ -383,7 +383,7 @@ def popup_msgids() -> frozenset[str]:
 
 @cache
 def button_msgids() -> frozenset[str]:
-    """Msgids shown as a button label: the first argument of ``InlineKeyboardButton``, or a
+    """Msgids shown as a button label: the first argument of ``button`` (or ``InlineKeyboardButton``), or a
     variable assigned in the same function just for it."""
     found: set[str] = set()
     for path in sorted(BOT_SOURCES.glob("*.py")):
@@ -401,7 +401,7 @@ def button_msgids() -> frozenset[str]:
                                 _marked(node.value, constants)
                             )
             for node in ast.walk(function):
-                if isinstance(node, ast.Call) and _call_name(node) == "InlineKeyboardButton":
+                if isinstance(node, ast.Call) and _call_name(node) in ("InlineKeyboardButton", "button"):
                     label = node.args[0] if node.args else None
                     if isinstance(label, ast.Name):
                         found |= assigned.get(label.id, set())

@@ -25,7 +25,6 @@ from functools import cache
 
 import pytest
 from babel.messages.pofile import read_po
-from telegram import InlineKeyboardMarkup
 
 from tests.engine.helpers import cards, state_with
 from tests.support.fake_telegram import check_telegram_html
@@ -267,10 +266,10 @@ Rows = tuple[tuple[str, ...], ...]
 Shown = tuple[str, str, Rows]
 
 
-def _rows(markup: InlineKeyboardMarkup | None) -> Rows:
+def _rows(markup: views.Keyboard | None) -> Rows:
     if markup is None:
         return ()
-    return tuple(tuple(button.text for button in row) for row in markup.inline_keyboard)
+    return tuple(tuple(button["text"] for button in row) for row in markup["inline_keyboard"])
 
 
 def _view(what: str, view: views.View) -> Shown:

@@ -13,11 +13,11 @@ import enum
 import logging
 from typing import Any
 
-from telegram import Bot, CallbackQuery, InlineKeyboardMarkup, LinkPreviewOptions
+from telegram import Bot, CallbackQuery, LinkPreviewOptions
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden
 
-from tgcheat.bot.views import View
+from tgcheat.bot.views import Keyboard, View
 
 log = logging.getLogger(__name__)
 
@@ -72,11 +72,12 @@ class Sender:
             return Edit.UNREACHABLE
         return Edit.DONE
 
-    async def edit_markup(
-        self, chat_id: int, message_id: int, markup: InlineKeyboardMarkup | None
-    ) -> None:
+    async def edit_markup(self, chat_id: int, message_id: int, markup: Keyboard | None) -> None:
+        request: dict[str, Any] = {"chat_id": chat_id, "message_id": message_id}
+        if markup is not None:
+            request["reply_markup"] = markup
         try:
-            await self.bot.edit_message_reply_markup(chat_id, message_id, reply_markup=markup)
+            await self.bot.do_api_request("editmessagereplymarkup", api_kwargs=request)
         except BadRequest as error:
             if "message is not modified" not in error.message.lower():
                 log.info("markup of %s/%s not edited: %s", chat_id, message_id, error.message)

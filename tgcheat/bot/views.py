@@ -11,7 +11,6 @@ from collections import Counter
 from dataclasses import dataclass
 
 from babel import Locale
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from tgcheat.bot.callbacks import Op, Press
 from tgcheat.bot.settings_texts import (
@@ -53,10 +52,27 @@ MAX_NAME_CHARS = 64
 KEYBOARD_ROW = 4
 
 
+#: An inline keyboard as the Bot API takes it. Plain JSON rather than python-telegram-bot's
+#: objects: a keyboard is built for every hand on every play, and only ever sent.
+Button = dict[str, str]
+Keyboard = dict[str, list[list[Button]]]
+
+
+def button(text: str, *, callback_data: str | None = None, url: str | None = None) -> Button:
+    if callback_data is not None:
+        return {"text": text, "callback_data": callback_data}
+    assert url is not None, "a button either calls back or opens a link"
+    return {"text": text, "url": url}
+
+
+def keyboard(rows: list[list[Button]]) -> Keyboard:
+    return {"inline_keyboard": rows}
+
+
 @dataclass(frozen=True, slots=True)
 class View:
     text: str
-    markup: InlineKeyboardMarkup | None = None
+    markup: Keyboard | None = None
 
 
 def name_html(name: str) -> str:
@@ -104,16 +120,12 @@ def lobby_view(tr: Translator, session: Session, lobby: Lobby, bot_username: str
     ]
     press = Press(Op.START, session.chat_id, session.game_id, 0)
     cancel = Press(Op.CANCEL, session.chat_id, session.game_id, 0)
-    markup = InlineKeyboardMarkup(
+    markup = keyboard(
         [
+            [button(tr._("➕ Join"), url=deep_link(bot_username, join_payload(session.chat_id)))],
             [
-                InlineKeyboardButton(
-                    tr._("➕ Join"), url=deep_link(bot_username, join_payload(session.chat_id))
-                )
-            ],
-            [
-                InlineKeyboardButton(tr._("▶️ Start"), callback_data=press.encode()),
-                InlineKeyboardButton(tr._("✖️ Cancel"), callback_data=cancel.encode()),
+                button(tr._("▶️ Start"), callback_data=press.encode()),
+                button(tr._("✖️ Cancel"), callback_data=cancel.encode()),
             ],
         ]
     )
@@ -191,10 +203,10 @@ def _turn_line(tr: Translator, state: GameState) -> str:
 
 def _table_keyboard(
     tr: Translator, session: Session, state: GameState, bot_username: str
-) -> InlineKeyboardMarkup | None:
+) -> Keyboard | None:
     if state.phase is Phase.FINISHED:
         return None
-    rows: list[list[InlineKeyboardButton]] = []
+    rows: list[list[Button]] = []
     last = state.last_claim
     rules = state.rules
     # Under `next`, only the next player answers, in their private chat (their hand message).
@@ -205,25 +217,21 @@ def _table_keyboard(
     )
     if last is not None and not answered_privately:
         challenge = Press(Op.CHALLENGE, session.chat_id, session.game_id, last.number)
-        cheat = InlineKeyboardButton(tr._("❗ Cheat!"), callback_data=challenge.encode())
+        cheat = button(tr._("❗ Cheat!"), callback_data=challenge.encode())
         if state.phase is Phase.FINAL_CHECK:
             accept = Press(Op.ACCEPT, session.chat_id, session.game_id, last.number)
             rows.append(
                 [
-                    InlineKeyboardButton(tr._("✅ I believe you"), callback_data=accept.encode()),
+                    button(tr._("✅ I believe you"), callback_data=accept.encode()),
                     cheat,
                 ]
             )
         else:
             rows.append([cheat])
     rows.append(
-        [
-            InlineKeyboardButton(
-                tr._("🂠 My cards"), url=deep_link(bot_username, hand_payload(session.chat_id))
-            )
-        ]
+        [button(tr._("🂠 My cards"), url=deep_link(bot_username, hand_payload(session.chat_id)))]
     )
-    return InlineKeyboardMarkup(rows)
+    return keyboard(rows)
 
 
 def reveal_view(tr: Translator, state: GameState, event: ChallengeResolved) -> View:
@@ -276,11 +284,9 @@ def scoreboard_lines(tr: Translator, match: Match) -> list[str]:
     return lines
 
 
-def next_game_markup(tr: Translator, session: Session) -> InlineKeyboardMarkup:
+def next_game_markup(tr: Translator, session: Session) -> Keyboard:
     press = Press(Op.NEXT_GAME, session.chat_id, session.game_id, 0)
-    return InlineKeyboardMarkup(
-        [[InlineKeyboardButton(tr._("▶️ Next game"), callback_data=press.encode())]]
-    )
+    return keyboard([[button(tr._("▶️ Next game"), callback_data=press.encode())]])
 
 
 def result_view(tr: Translator, state: GameState, result: Result) -> View:
@@ -374,7 +380,7 @@ def hand_view(
         rows += _play_rows(tr, session, state, seat, selected, lines)
     elif can_accept(state, seat) and state.rules.final_check is not FinalCheck.NEXT:
         lines += ["", tr._("Last cards were played: answer in the group.")]
-    return View("\n".join(lines), InlineKeyboardMarkup(rows) if rows else None)
+    return View("\n".join(lines), keyboard(rows) if rows else None)
 
 
 def _turn_prompt(tr: Translator, state: GameState, limit: int) -> str:
@@ -394,10 +400,10 @@ def _turn_prompt(tr: Translator, state: GameState, limit: int) -> str:
 
 def _answer_rows(
     tr: Translator, session: Session, state: GameState, seat: int, lines: list[str]
-) -> list[list[InlineKeyboardButton]]:
+) -> list[list[Button]]:
     """What the player answers privately: a final play or the last play under `next`, or a
     vote on someone's request to pass."""
-    rows: list[list[InlineKeyboardButton]] = []
+    rows: list[list[Button]] = []
     rules = state.rules
     final = state.final_claim
     if final is not None and rules.final_check is FinalCheck.NEXT and can_accept(state, seat):
@@ -406,8 +412,8 @@ def _answer_rows(
         cheat = Press(Op.CHALLENGE, session.chat_id, session.game_id, final.number)
         rows.append(
             [
-                InlineKeyboardButton(tr._("✅ I believe you"), callback_data=accept.encode()),
-                InlineKeyboardButton(tr._("❗ Cheat!"), callback_data=cheat.encode()),
+                button(tr._("✅ I believe you"), callback_data=accept.encode()),
+                button(tr._("❗ Cheat!"), callback_data=cheat.encode()),
             ]
         )
     elif rules.challengers is Challengers.NEXT and state.phase is Phase.PLAYING:
@@ -419,7 +425,7 @@ def _answer_rows(
                 ),
             ]
             cheat = Press(Op.CHALLENGE, session.chat_id, session.game_id, claim.number)
-            rows.append([InlineKeyboardButton(tr._("❗ Cheat!"), callback_data=cheat.encode())])
+            rows.append([button(tr._("❗ Cheat!"), callback_data=cheat.encode())])
     if can_vote(state, seat) and state.vote_by is not None:
         lines += [
             "",
@@ -431,8 +437,8 @@ def _answer_rows(
         no = Press(Op.VOTE_NO, session.chat_id, session.game_id, state.plays)
         rows.append(
             [
-                InlineKeyboardButton(tr._("👍 Yes"), callback_data=yes.encode()),
-                InlineKeyboardButton(tr._("👎 No"), callback_data=no.encode()),
+                button(tr._("👍 Yes"), callback_data=yes.encode()),
+                button(tr._("👎 No"), callback_data=no.encode()),
             ]
         )
     return rows
@@ -445,7 +451,7 @@ def _play_rows(
     seat: int,
     selected: Counter[Rank],
     lines: list[str],
-) -> list[list[InlineKeyboardButton]]:
+) -> list[list[Button]]:
     held = count_by_rank(state.players[seat].hand)
     selection = "".join(r.code for r in sorted(selected.elements()))
     buttons = []
@@ -455,22 +461,22 @@ def _play_rows(
         if chosen:
             label = f"✅ {rank_symbol(tr, rank)} {chosen}/{count}"
         press = Press(Op.PICK, session.chat_id, session.game_id, state.plays, selection, rank)
-        buttons.append(InlineKeyboardButton(label, callback_data=press.encode()))
+        buttons.append(button(label, callback_data=press.encode()))
     rows = _in_rows(buttons)
     total = sum(selected.values())
     clear = Press(Op.CLEAR, session.chat_id, session.game_id, state.plays, "", None)
-    clear_button = InlineKeyboardButton(tr._("✖️ Clear"), callback_data=clear.encode())
+    clear_button = button(tr._("✖️ Clear"), callback_data=clear.encode())
     if total and state.required is not None:
         play = Press(
             Op.PLAY, session.chat_id, session.game_id, state.plays, selection, state.required
         )
         label = tr._("▶️ Play {claim}").format(claim=claim_phrase(tr, total, state.required))
-        rows.append([clear_button, InlineKeyboardButton(label, callback_data=play.encode())])
+        rows.append([clear_button, button(label, callback_data=play.encode())])
     elif total:
         # No rank is required: the player names one (any rank, even one they do not hold).
         lines.append(tr._("Now tap the rank you claim:"))
         claims = [
-            InlineKeyboardButton(
+            button(
                 rank_symbol(tr, rank),
                 callback_data=Press(
                     Op.PLAY, session.chat_id, session.game_id, state.plays, selection, rank
@@ -483,13 +489,11 @@ def _play_rows(
     if can_pass(state, seat):
         label = tr._("🙋 Ask to pass") if state.rules.passing is Passing.VOTE else tr._("⏭ Pass")
         press = Press(Op.PASS, session.chat_id, session.game_id, state.plays)
-        rows.append([InlineKeyboardButton(label, callback_data=press.encode())])
+        rows.append([button(label, callback_data=press.encode())])
     return rows
 
 
-def _in_rows(
-    buttons: list[InlineKeyboardButton], width: int = KEYBOARD_ROW
-) -> list[list[InlineKeyboardButton]]:
+def _in_rows(buttons: list[Button], width: int = KEYBOARD_ROW) -> list[list[Button]]:
     return [buttons[i : i + width] for i in range(0, len(buttons), width)]
 
 
@@ -504,7 +508,7 @@ def settings_view(tr: Translator, chat_id: int, rules: Rules) -> View:
     ]
     rows = [
         [
-            InlineKeyboardButton(
+            button(
                 f"{option_name(tr, option)}: {value_text(tr, rules.option_value(option))}",
                 callback_data=Press(Op.SETTINGS_SHOW, chat_id, str(index), 0).encode(),
             )
@@ -513,14 +517,14 @@ def settings_view(tr: Translator, chat_id: int, rules: Rules) -> View:
     ]
     rows.append(
         [
-            InlineKeyboardButton(
+            button(
                 tr._(PRESET_TEXTS[name]),
                 callback_data=Press(Op.SETTINGS_SET, chat_id, "p", number).encode(),
             )
             for number, name in enumerate(PRESETS)
         ]
     )
-    return View("\n".join(lines), InlineKeyboardMarkup(rows))
+    return View("\n".join(lines), keyboard(rows))
 
 
 def option_view(tr: Translator, chat_id: int, rules: Rules, index: int) -> View:
@@ -531,7 +535,7 @@ def option_view(tr: Translator, chat_id: int, rules: Rules, index: int) -> View:
         html.escape(option_help(tr, option)),
     ]
     buttons = [
-        InlineKeyboardButton(
+        button(
             ("✅ " if value == current else "") + value_text(tr, value),
             callback_data=Press(Op.SETTINGS_SET, chat_id, str(index), number).encode(),
         )
@@ -539,13 +543,9 @@ def option_view(tr: Translator, chat_id: int, rules: Rules, index: int) -> View:
     ]
     rows = _in_rows(buttons, width=2)
     rows.append(
-        [
-            InlineKeyboardButton(
-                tr._("« Back"), callback_data=Press(Op.SETTINGS_SHOW, chat_id, "m", 0).encode()
-            )
-        ]
+        [button(tr._("« Back"), callback_data=Press(Op.SETTINGS_SHOW, chat_id, "m", 0).encode())]
     )
-    return View("\n".join(lines), InlineKeyboardMarkup(rows))
+    return View("\n".join(lines), keyboard(rows))
 
 
 def language_view(tr: Translator, chat_id: int, current: str, group: bool) -> View:
@@ -555,13 +555,13 @@ def language_view(tr: Translator, chat_id: int, current: str, group: bool) -> Vi
         else tr._("🌐 The language of your private messages:")
     )
     buttons = [
-        InlineKeyboardButton(
+        button(
             ("✅ " if language == current else "") + language_name(language),
             callback_data=Press(Op.LANGUAGE, chat_id, language, 0).encode(),
         )
         for language in available_languages()
     ]
-    return View(text, InlineKeyboardMarkup(_in_rows(buttons, width=2)))
+    return View(text, keyboard(_in_rows(buttons, width=2)))
 
 
 def language_name(language: str) -> str:

@@ -1,0 +1,30 @@
+"""The soak (tools/soak.py), briefly: a few games through two webhook processes on one Redis,
+with every kind of fault; it must report no violation."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+SOAK = Path(__file__).resolve().parents[1] / "tools" / "soak.py"
+
+
+def test_a_short_soak_reports_no_violation() -> None:
+    run = subprocess.run(
+        [sys.executable, str(SOAK), "--games", "3", "--seed", "3", "--seconds", "8", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=SOAK.parents[1],
+    )
+    assert run.stdout.strip(), run.stderr[-3000:]
+    figures = json.loads(run.stdout.strip().splitlines()[-1])
+    assert figures["violations"] == 0, figures["violation_examples"]
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert figures["games_dealt"] == 3
+    assert figures["moves"].get("play", 0) > 0
+    # A short run still meets a Redis restart and a 429 (tools/soak.py: iter_kinds).
+    assert figures["faults"].get("redis_restart", 0) >= 1
+    assert figures["faults"].get("http_429", 0) >= 1
