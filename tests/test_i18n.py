@@ -381,10 +381,13 @@ def popup_msgids() -> frozenset[str]:
     return frozenset(found)
 
 
+BUTTON_CALLS = ("button", "InlineKeyboardButton")
+
+
 @cache
 def button_msgids() -> frozenset[str]:
-    """Msgids shown as a button label: the first argument of ``button`` (or ``InlineKeyboardButton``), or a
-    variable assigned in the same function just for it."""
+    """Msgids shown as a button label: the first argument of ``button`` (or of
+    ``InlineKeyboardButton``), or a variable assigned in the same function just for it."""
     found: set[str] = set()
     for path in sorted(BOT_SOURCES.glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -401,7 +404,7 @@ def button_msgids() -> frozenset[str]:
                                 _marked(node.value, constants)
                             )
             for node in ast.walk(function):
-                if isinstance(node, ast.Call) and _call_name(node) in ("InlineKeyboardButton", "button"):
+                if isinstance(node, ast.Call) and _call_name(node) in BUTTON_CALLS:
                     label = node.args[0] if node.args else None
                     if isinstance(label, ast.Name):
                         found |= assigned.get(label.id, set())
