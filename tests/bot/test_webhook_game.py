@@ -44,3 +44,33 @@ async def test_updates_posted_to_the_webhook_run_the_game(redis: Redis) -> None:
             health = await client.get("/healthz")
             assert health.json() == {"ok": True, "redis": "up"}
     fake.assert_clean()
+
+
+async def test_with_redis_unreachable_the_webhook_asks_telegram_to_deliver_again() -> None:
+    import socket
+
+    from redis.asyncio import Redis as AsyncRedis
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed_port = probe.getsockname()[1]
+    redis = AsyncRedis(host="127.0.0.1", port=closed_port, socket_connect_timeout=0.2)
+    fake = FakeTelegram()
+    config = Config(
+        telegram_bot_token=TOKEN,
+        webhook_url="https://cheat.example.com/telegram",
+        webhook_secret=SECRET,
+    )
+    application = build_application(config, redis, request=fake)
+    app = create_web_app(application, redis, config)
+    updates = UpdateFactory(fake)
+    headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            new = updates.command(group(GROUP_ID), User(5, "Eve"), "/new")
+            answer = await client.post("/telegram", json=new, headers=headers)
+            assert answer.status_code == 500
+            assert (await client.get("/healthz")).status_code == 503
+    assert not fake.calls_to("sendMessage")
+    await redis.aclose()

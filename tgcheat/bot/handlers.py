@@ -200,7 +200,8 @@ class Handlers:
 
     async def help(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         user = update.effective_user
-        await self._reply(update, translator(user.language_code if user else None), HELP_TEXT)
+        tr = await self._user_tr(user) if user else translator(None)
+        await self._reply(update, tr, HELP_TEXT)
 
     async def join_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         chat, user = update.effective_chat, update.effective_user

@@ -96,6 +96,7 @@ class Timers:
             try:
                 await self.fire_due()
                 await self.refresh_deferred_tables()
-            except Exception:
-                log.exception("the clock failed; trying again")
+            except Exception as error:
+                # Typically Redis being away: say so once a tick, without a traceback each time.
+                log.warning("the clock could not run (%s); trying again", error)
             await asyncio.sleep(TICK_S)
