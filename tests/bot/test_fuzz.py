@@ -149,7 +149,8 @@ def _op_of(data: str) -> Op | None:
 
 @asynccontextmanager
 async def table(redis: Redis, setup: str, rules_name: str) -> AsyncIterator[Table]:
-    """A fresh Redis database and bot, and a game in progress in GROUP_ID."""
+    """A fresh Redis database and bot, and in GROUP_ID a game in progress ("dealt" by the bot,
+    or "rigged" close to its end) or an open "lobby"."""
     await redis.flushdb()
     bot = await make_harness(redis, StrictTelegram())
     result = Table(bot, redis)

@@ -137,10 +137,21 @@ class Publisher:
         await self._publish_hands(session, state, everyone, {})
 
     async def catch_up(self, session: Session, state: GameState, messages: dict[str, int]) -> None:
-        """Show the stored state again: the table, and every hand edited in place."""
-        await self.refresh_table(session, state, messages)
-        everyone = tuple(HandChanged(seat) for seat in state.active_seats())
-        await self._publish_hands(session, state, everyone, messages)
+        """Show the stored state again, by edits only: the first delivery may still be
+        publishing in another process, so a message sent here too would be a second copy."""
+        jobs = []
+        table = messages.get(TABLE)
+        if table is not None:
+            view = views.table_view(translator(session.language), session, state, self.bot_username)
+            jobs.append(self.sender.edit(session.chat_id, table, view))
+        for seat in state.active_seats():
+            user_id = state.players[seat].user_id
+            old = messages.get(hand_key(user_id))
+            if old is not None:
+                tr = translator(session.language_of(user_id))
+                view = views.hand_view(tr, session, state, seat, session.title)
+                jobs.append(self.sender.edit(user_id, old, view))
+        await asyncio.gather(*jobs)
 
     async def publish_hands_only(
         self, session: Session, state: GameState, messages: dict[str, int]

