@@ -33,7 +33,7 @@ import traceback
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import _paths  # noqa: F401 - the repository root on sys.path, for tests.support
 import httpx
@@ -55,7 +55,7 @@ from offline_api import BOT_USERNAME
 from tests.support.updates import UpdateFactory, User, private
 from tgcheat.bot import views
 from tgcheat.bot.callbacks import Op, Press
-from tgcheat.bot.deadlines import lobby_deadline, now_ms
+from tgcheat.bot.deadlines import TICK_S, lobby_deadline, now_ms
 from tgcheat.bot.progress import advance
 from tgcheat.engine.game import apply, new_game, random_seating
 from tgcheat.engine.lobby import Lobby
@@ -64,7 +64,7 @@ from tgcheat.engine.state import Phase
 from tgcheat.i18n import translator
 from tgcheat.redis_connection import redis_server_binary
 from tgcheat.simulate import simulate
-from tgcheat.store.games import GameStore
+from tgcheat.store.games import KEY_PREFIX, GameStore
 from tgcheat.store.session import Session
 
 HERE = Path(__file__).resolve().parent
@@ -80,8 +80,12 @@ KB = 1024
 #: Kinds of update of a game under way, and of its lobby.
 IN_GAME = ("start", "pick", "play", "challenge", "accept")
 LOBBY = ("new", "join")
-#: The prototypes of the proposals (benchmarks/experiments.py) measured on a server of their own.
-EXPERIMENTS = ("strip-keyboard", "raw-results", "dict-keyboards")
+#: What the servers count outside any update (the clock), as serve_bench.py names it.
+OUTSIDE = "(outside updates)"
+#: The Redis database of the production server (``limited``): its clock must not see the games
+#: of the servers without a group budget, nor theirs its games (a deferred table edit taken by a
+#: server without a budget would be paid from an unlimited one).
+PRODUCTION_DB = 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,8 +100,8 @@ class Sizes:
     account_games: int
     account_slots: int
     account_limit_s: float
+    #: Games played one update at a time for this long (latency and CPU per kind of press).
     light_s: float
-    light_rounds: int
     limited_slots: int
     stored_games: int
     sample_games: int
@@ -114,8 +118,7 @@ FULL = Sizes(
     account_games=16,
     account_slots=8,
     account_limit_s=90.0,
-    light_s=3.0,
-    light_rounds=3,
+    light_s=9.0,
     limited_slots=20,
     stored_games=10_000,
     sample_games=200,
@@ -132,29 +135,39 @@ QUICK = Sizes(
     account_slots=2,
     account_limit_s=3.0,
     light_s=1.0,
-    light_rounds=1,
     limited_slots=4,
     stored_games=500,
     sample_games=30,
     scale_window_s=1.5,
     profile_s=1.5,
 )
-PHASES = (
-    "engine",
-    "bytes",
-    "accounting",
-    "light_load",
-    "bare",
-    "tgcheat_1proc",
-    "tgcheat_2proc",
-    "tgcheat_production_limits",
-    "proposals",
-    "profile",
-    "scale",
-)
+#: The web servers (``serve_bench.py``): mode, options, and whether it uses the production
+#: Redis database. ``tgcheat2`` is only for the two-process figure.
+SERVERS: dict[str, tuple[str, tuple[str, ...], bool]] = {
+    "bare": ("bare", (), False),
+    "tgcheat": ("tgcheat", (), False),
+    "tgcheat2": ("tgcheat", (), False),
+    "limited": ("tgcheat", ("--limits", "production"), True),
+}
+#: The servers each phase needs (only those are started).
+PHASE_SERVERS: dict[str, tuple[str, ...]] = {
+    "engine": (),
+    "bytes": (),
+    "accounting": ("limited", "tgcheat"),
+    "light_load": ("tgcheat",),
+    "bare": ("bare",),
+    "tgcheat_1proc": ("tgcheat",),
+    "tgcheat_2proc": ("tgcheat", "tgcheat2"),
+    "tgcheat_production_limits": ("limited",),
+    "profile": ("tgcheat",),
+    "scale": ("tgcheat",),
+}
+PHASES = tuple(PHASE_SERVERS)
 #: Games created in Redis at once (scale), and the driver's Redis connections.
 CREATE_WORKERS = 64
 DRIVER_REDIS_CONNECTIONS = 64
+#: Time for the clock's table edit in flight to be sent (after it left the deferred set).
+DEFERRED_SETTLE_S = 0.5
 #: Warm-up games before the accounting (connections opened, the Lua script loaded) stop after
 #: this long.
 ACCOUNT_WARMUP_S = 2.0
@@ -349,51 +362,38 @@ class Bench:
         )
         self.redis = redis.asyncio.Redis.from_pool(pool)
         self.store = GameStore(self.redis)
+        production_pool = redis.asyncio.BlockingConnectionPool.from_url(
+            self.production_url, max_connections=DRIVER_REDIS_CONNECTIONS, timeout=60
+        )
+        self.production_redis = redis.asyncio.Redis.from_pool(production_pool)
+        self.production_store = GameStore(self.production_redis)
         self.control = httpx.AsyncClient(timeout=60.0)
-        proposals: WebServer | None = None
+        phases: list[tuple[str, Callable[[], Awaitable[None]]]] = [
+            ("engine", self.phase_engine),
+            ("bytes", self.phase_bytes),
+            ("accounting", self.phase_accounting),
+            ("light_load", self.phase_light_load),
+            ("bare", self.phase_bare),
+            ("tgcheat_1proc", lambda: self.phase_tgcheat(1)),
+            ("tgcheat_2proc", lambda: self.phase_tgcheat(2)),
+            ("tgcheat_production_limits", self.phase_limited),
+            ("profile", self.phase_profile),
+            ("scale", self.phase_scale),
+        ]
+        chosen = [(name, phase) for name, phase in phases if not self.only or name in self.only]
+        needed = {server for name, _ in chosen for server in PHASE_SERVERS[name]}
         try:
-            for name, mode, extra in (
-                ("bare", "bare", ()),
-                ("tgcheat", "tgcheat", ()),
-                ("tgcheat2", "tgcheat", ()),
-                ("limited", "tgcheat", ("--limits", "production")),
-            ):
-                server = WebServer(mode, self.redis_server.url, self.workdir, name, extra)
+            for name, (mode, extra, production) in SERVERS.items():
+                if name not in needed:
+                    continue
+                url = self.production_url if production else self.redis_server.url
+                server = WebServer(mode, url, self.workdir, name, extra)
                 self.servers[name] = server
                 server.start()
-            proposals = WebServer(
-                "tgcheat",
-                self.redis_server.url,
-                self.workdir,
-                "proposals",
-                ("--experiments", ",".join(EXPERIMENTS)),
-            )
-            proposals.start()
             await asyncio.gather(*(s.wait_ready(self.control) for s in self.servers.values()))
-            try:
-                await proposals.wait_ready(self.control)
-                self.servers["proposals"] = proposals
-            except RuntimeError as error:
-                proposals.stop()
-                log(f"the proposals' prototype did not start, skipped: {error}")
-                self.results["proposals"] = {"error": str(error)[-500:]}
-            log("web servers ready: " + ", ".join(s.url for s in self.servers.values()))
-            phases: list[tuple[str, Callable[[], Awaitable[None]]]] = [
-                ("engine", self.phase_engine),
-                ("bytes", self.phase_bytes),
-                ("accounting", self.phase_accounting),
-                ("light_load", self.phase_light_load),
-                ("bare", self.phase_bare),
-                ("tgcheat_1proc", lambda: self.phase_tgcheat(1)),
-                ("tgcheat_2proc", lambda: self.phase_tgcheat(2)),
-                ("tgcheat_production_limits", self.phase_limited),
-                ("proposals", self.phase_proposals),
-                ("profile", self.phase_profile),
-                ("scale", self.phase_scale),
-            ]
-            for name, phase in phases:
-                if self.only and name not in self.only:
-                    continue
+            if self.servers:
+                log("web servers ready: " + ", ".join(s.url for s in self.servers.values()))
+            for name, phase in chosen:
                 try:
                     await phase()
                 except Exception as error:
@@ -402,14 +402,17 @@ class Bench:
                     traceback.print_exc(file=sys.stderr)
                     self.results.setdefault("errors", {})[name] = repr(error)
         finally:
-            if proposals is not None:
-                proposals.stop()
             for server in self.servers.values():
                 server.stop()
             await self.control.aclose()
             await self.redis.aclose()
+            await self.production_redis.aclose()
             self.redis_server.stop()
         return self.results
+
+    @property
+    def production_url(self) -> str:
+        return self.redis_server.url.rsplit("/", 1)[0] + f"/{PRODUCTION_DB}"
 
     async def flush(self) -> None:
         await self.redis.flushall()
@@ -473,7 +476,10 @@ class Bench:
             "ready_s": window["ready_s"],
             "seconds": round(seconds, 3),
             "updates": len(done),
-            "api_group_per_play": round(_per(sum(k["group"] for k in in_game), plays), 3),
+            # None without plays (the bare app): NaN is not JSON.
+            "api_group_per_play": (
+                round(sum(k["group"] for k in in_game) / plays, 3) if plays else None
+            ),
             "updates_per_s": round(len(done) / seconds, 1),
             "non_200": sum(1 for s in done if s.status != 200),
             "latency_ms": _latency_ms(timed),
@@ -576,7 +582,10 @@ class Bench:
         encoding = await self.redis.object("encoding", session_key)
         # The same document as a plain string key, for comparison with the hash.
         probe = f"bench:probe:{chat_id}"
-        await self.redis.set(probe, b"%d:" % 999 + (await self.redis.hget(session_key, "d") or b""))
+        document = await self.redis.hget(session_key, "d")
+        await self.redis.set(
+            probe, b"%d:" % 999 + (document if isinstance(document, bytes) else b"")
+        )
         as_string = await self.redis.memory_usage(probe, samples=0)
         await self.redis.delete(probe)
         marker = await self.redis.memory_usage(self.store._update_key(10**12), samples=0)
@@ -598,12 +607,27 @@ class Bench:
     # --- 2. Redis round trips and Bot API requests, over whole games --------------------------
 
     async def phase_accounting(self) -> None:
+        """Whole games on the bot as it runs in production (the group budget on), then on the
+        bot without its group budget."""
+        self.results["accounting"] = await self._account(
+            "limited", self.production_redis, self.production_store
+        )
+        self.results["accounting_budget_off"] = await self._account(
+            "tgcheat", self.redis, self.store
+        )
+
+    async def _account(
+        self, name: str, client: redis.asyncio.Redis, store: GameStore
+    ) -> dict[str, Any]:
         sizes = self.sizes
-        server = self.servers["tgcheat"]
-        log(f"accounting: {sizes.account_games} whole games, {sizes.account_slots} at a time")
+        server = self.servers[name]
+        log(
+            f"accounting on {name}: {sizes.account_games} whole games, "
+            f"{sizes.account_slots} at a time"
+        )
         await self.flush()
         http = self._http([server.url], sizes.account_slots)
-        players = self._players(http)
+        players = Players(http, store, self.updates)
         try:
             # Games first, not counted: connections opened, the Lua script loaded.
             http.stop_at = time.perf_counter() + ACCOUNT_WARMUP_S
@@ -612,6 +636,9 @@ class Bench:
                 lambda number, slot: players.new_game(number, 0, random.Random(number)),
                 itertools.islice(self.game_numbers, sizes.account_slots),
             )
+            # Their table edits still waiting for the budget must not land in the count.
+            await client.delete(store._deferred_key)
+            await asyncio.sleep(DEFERRED_SETTLE_S)
             players.outcomes.clear()
             await server.reset(self.control)
             http.stop_at = time.perf_counter() + sizes.account_limit_s
@@ -621,22 +648,25 @@ class Bench:
                 lambda number, slot: players.new_game(number, 0, random.Random(number)),
                 numbers,
             )
+            deferred = await self._settle_deferred(client, store)
             stats = await server.stats(self.control)
+            deferred = await self._deferred(client, store)
         finally:
             await http.close()
         outcomes = players.outcomes
         finished = [o for o in outcomes if o.finished]
         kinds: dict[str, Any] = stats["kinds"]
         per_kind: dict[str, Any] = {}
-        for name, kind in sorted(kinds.items()):
+        for kind_name, kind in sorted(kinds.items()):
             updates = kind["updates"]
             if not updates:
                 continue
             commands = kind["redis_commands"]
-            per_kind[name] = {
-                "updates": updates,
+            per_kind[kind_name] = {
+                "updates": kind["updates"],
                 "errors": kind["errors"],
                 "redis_round_trips": round(_per(kind["redis_round_trips"], updates), 3),
+                "redis_connect_round_trips": kind.get("redis_connect_round_trips", 0),
                 "redis_commands": round(_per(sum(commands.values()), updates), 3),
                 "redis_commands_by_name": {
                     c: round(_per(n, updates), 3) for c, n in sorted(commands.items())
@@ -656,75 +686,111 @@ class Bench:
         def total(names: tuple[str, ...], chat: str) -> int:
             return sum(_api_sum(kinds[n], chat) for n in names if n in kinds)
 
-        evalsha = sum(k["redis_commands"].get("EVALSHA", 0) for k in kinds.values())
+        # The clock's group requests: table edits that waited for the budget (and deadlines,
+        # which do not fall due at machine speed). Each table edit still waiting goes out once.
+        clock_group = total((OUTSIDE,), "group")
+        group = total(in_game, "group") + clock_group + deferred["pending"]
+        evalsha = sum(
+            k["redis_commands"].get("EVALSHA", 0) for n, k in kinds.items() if n != OUTSIDE
+        )
         taps: Counter[str] = Counter()
         for outcome in outcomes:
             taps.update(outcome.taps)
-        self.results["accounting"] = {
+        clock = kinds.get(OUTSIDE, {})
+        return {
+            "server": name,
+            "settings": stats.get("settings", {}),
             "games": games,
             "finished": len(finished),
             "broken": [o.broken for o in outcomes if o.broken],
+            "seconds": round(stats["wall_s"], 2),
             "updates_per_game": round(_per(sum(taps.values()), games), 1),
             "plays_per_game": round(_per(sum(o.plays for o in outcomes), games), 1),
             "challenges_per_game": round(_per(sum(o.challenges for o in outcomes), games), 1),
             "per_kind": per_kind,
-            "api_group_per_play": round(_per(total(in_game, "group"), plays), 3),
+            "api_group_per_play": round(_per(group, plays), 3),
+            "api_group_per_play_in_updates": round(_per(total(in_game, "group"), plays), 3),
+            "api_group_clock_per_game": round(_per(clock_group, games), 2),
+            "table_edits_still_deferred": deferred,
+            # The clock over the whole run (every tick included), not per game.
+            "clock_totals": {
+                "redis_round_trips": clock.get("redis_round_trips", 0),
+                "redis_commands": clock.get("redis_commands", {}),
+                "api": clock.get("api", {}),
+            },
             "api_private_per_play": round(_per(total(in_game, "private"), plays), 3),
             "api_callback_answers_per_play": round(_per(total(in_game, "none"), plays), 3),
             "api_group_per_game_lobby": round(_per(total(lobby, "group"), games), 2),
-            "api_group_per_game": round(_per(total(in_game + lobby, "group"), games), 1),
+            "api_group_per_game": round(_per(group + total(lobby, "group"), games), 1),
             "update_markers_per_game": round(_per(evalsha, games), 1),
             "refusal_toasts": sum(
-                k["toasts"] for name, k in kinds.items() if name not in ("accept",)
+                k["toasts"] for n, k in kinds.items() if n not in ("accept", OUTSIDE)
             ),
-            "outside_updates": kinds.get("(outside updates)", {}),
         }
+
+    async def _deferred(self, client: redis.asyncio.Redis, store: GameStore) -> dict[str, Any]:
+        """The table edits waiting for their group's budget: how many, and how long the last
+        of them still waits (until its group's token bucket holds a token again, if nothing
+        else is sent there meanwhile)."""
+        chats = [int(cast(bytes, c)) for c in await client.zrange(store._deferred_key, 0, -1)]
+        rate = store.group_messages_per_minute / 60_000  # tokens a millisecond
+        now = now_ms()
+        longest = 0.0
+        for chat_id in chats:
+            tokens, at = await client.hmget(f"{KEY_PREFIX}:rate:{chat_id}", "tokens", "at")
+            if tokens is None or at is None:
+                continue
+            # Refilled since it was counted; a token is back at 1.
+            wait_ms = (1 - float(tokens)) / rate - (now - float(at))
+            longest = max(longest, wait_ms / 1000)
+        return {"pending": len(chats), "longest_wait_s": round(longest, 1)}
+
+    async def _settle_deferred(
+        self, client: redis.asyncio.Redis, store: GameStore
+    ) -> dict[str, Any]:
+        """Waits (a few seconds at most) until no deferred table edit is about to go out, so
+        that each is counted once: either sent, or still waiting."""
+        deadline = time.monotonic() + 15
+        soon = 1000 * (TICK_S + DEFERRED_SETTLE_S)
+        while time.monotonic() < deadline:
+            due = await client.zcount(store._deferred_key, "-inf", now_ms() + soon)
+            if not due:
+                break
+            await asyncio.sleep(0.2)
+        await asyncio.sleep(DEFERRED_SETTLE_S)
+        return await self._deferred(client, store)
 
     # --- 1. latency one update at a time --------------------------------------------------------
 
     async def phase_light_load(self) -> None:
-        """Games played one update at a time, on tgcheat as it is and on the proposals'
-        prototype in turn (rounds, so that the machine's ups and downs fall on both alike)."""
-        sizes = self.sizes
-        names = [name for name in ("tgcheat", "proposals") if name in self.servers]
-        log(
-            f"light load: one update at a time, {sizes.light_rounds} round(s) of "
-            f"{sizes.light_s:.0f} s on {' and '.join(names)}"
-        )
-        samples: dict[str, list[Sample]] = {name: [] for name in names}
-        kinds: dict[str, dict[str, list[float]]] = {name: {} for name in names}
-        settings: dict[str, Any] = {}
-        for _round in range(sizes.light_rounds):
-            for name in names:
-                got, stats = await self._light(self.servers[name])
-                samples[name] += got
-                settings[name] = stats.get("settings", {})
-                for kind, counts in stats["kinds"].items():
-                    into = kinds[name].setdefault(kind, [0.0, 0])
-                    into[0] += counts["cpu_s"]
-                    into[1] += counts["updates"]
-        for name in names:
-            by_kind: dict[str, list[Sample]] = {}
-            for sample in samples[name]:
-                by_kind.setdefault(sample.kind, []).append(sample)
-            cpu, updates = kinds[name], sum(n for _, n in kinds[name].values())
-            result = {
-                "settings": settings[name],
-                "updates": len(samples[name]),
-                "non_200": sum(1 for s in samples[name] if s.status != 200),
-                "latency_ms": _latency_ms(samples[name]),
-                "latency_ms_by_kind": {k: _latency_ms(v) for k, v in sorted(by_kind.items())},
-                "server_cpu_ms_by_kind": {
-                    k: round(1000 * c / n, 3) for k, (c, n) in sorted(cpu.items()) if n
-                },
-                "server_cpu_ms_per_update": round(
-                    1000 * _per(sum(c for c, _ in cpu.values()), updates), 3
-                ),
-            }
-            if name == "tgcheat":
-                self.results["light_load"] = result
-            else:
-                self.results.setdefault("proposals", {})["light_load"] = result
+        """Games played one update at a time: latency, and the server's CPU time per kind of
+        update (exact, as no two updates overlap)."""
+        server = self.servers["tgcheat"]
+        log(f"light load: one update at a time, {self.sizes.light_s:.0f} s")
+        samples, stats = await self._light(server)
+        settings = stats.get("settings", {})
+        cpu = {
+            kind: (counts["cpu_s"], counts["updates"])
+            for kind, counts in stats["kinds"].items()
+            if kind != OUTSIDE
+        }
+        by_kind: dict[str, list[Sample]] = {}
+        for sample in samples:
+            by_kind.setdefault(sample.kind, []).append(sample)
+        updates = sum(n for _, n in cpu.values())
+        self.results["light_load"] = {
+            "settings": settings,
+            "updates": len(samples),
+            "non_200": sum(1 for s in samples if s.status != 200),
+            "latency_ms": _latency_ms(samples),
+            "latency_ms_by_kind": {k: _latency_ms(v) for k, v in sorted(by_kind.items())},
+            "server_cpu_ms_by_kind": {
+                k: round(1000 * c / n, 3) for k, (c, n) in sorted(cpu.items()) if n
+            },
+            "server_cpu_ms_per_update": round(
+                1000 * _per(sum(c for c, _ in cpu.values()), updates), 3
+            ),
+        }
 
     async def _light(self, server: WebServer) -> tuple[list[Sample], dict[str, Any]]:
         """Games played one update at a time for ``light_s``: the driver's samples and the
@@ -743,31 +809,6 @@ class Bench:
         finally:
             await http.close()
         return http.samples, await server.stats(self.control)
-
-    async def phase_proposals(self) -> None:
-        """The proposals' prototypes (experiments.py) on a server of their own: one update at
-        a time, then a throughput window."""
-        server = self.servers.get("proposals")
-        if server is None:
-            return
-        sizes = self.sizes
-        log(f"proposals (prototype): throughput, {sizes.window_s:.0f} s")
-        await self.flush()
-        http = self._http([server.url], sizes.concurrency)
-        players = self._players(http)
-        load = run_slots(
-            sizes.slots,
-            lambda number, slot: players.new_game(number, 0, random.Random(number)),
-            self.game_numbers,
-        )
-        try:
-            result = await self._measure(
-                [server], http, load, sizes.window_s, ready=lambda: players.dealt >= sizes.slots
-            )
-        finally:
-            await http.close()
-        result["games_broken"] = [o.broken for o in players.outcomes if o.broken][:5]
-        self.results.setdefault("proposals", {})["throughput"] = result
 
     # --- 1. throughput --------------------------------------------------------------------------
 
@@ -807,7 +848,7 @@ class Bench:
 
     async def phase_tgcheat(self, processes: int) -> None:
         sizes = self.sizes
-        servers = [self.servers["tgcheat"], self.servers["tgcheat2"]][:processes]
+        servers = [self.servers[name] for name in ("tgcheat", "tgcheat2")[:processes]]
         log(
             f"tgcheat, {processes} web process(es): {sizes.slots} games at once, "
             f"{sizes.concurrency} requests in flight, {sizes.window_s:.0f} s"
@@ -832,15 +873,15 @@ class Bench:
         self.results[f"tgcheat_{processes}proc"] = result
 
     async def phase_limited(self) -> None:
-        """tgcheat as configured in production: python-telegram-bot's AIORateLimiter and the
-        per-group message budget on."""
+        """tgcheat as configured in production: the per-group message budget on (and
+        python-telegram-bot's AIORateLimiter, which only retries on RetryAfter)."""
         sizes = self.sizes
         server = self.servers["limited"]
-        log(f"tgcheat with its production rate limits: {sizes.window_s:.0f} s")
+        log(f"tgcheat with its production limits: {sizes.window_s:.0f} s")
         await self.flush()
         slots = min(sizes.slots, sizes.limited_slots)
         http = self._http([server.url], min(sizes.concurrency, slots))
-        players = self._players(http)
+        players = Players(http, self.production_store, self.updates)
         load = run_slots(
             slots,
             lambda number, slot: players.new_game(number, 0, random.Random(number)),
@@ -1103,87 +1144,117 @@ def _met(ok: bool | None) -> str:
     return "–" if ok is None else ("yes" if ok else "**no**")
 
 
-def report_rows(r: dict[str, Any]) -> list[tuple[str, str, str, str]]:
-    rows: list[tuple[str, str, str, str]] = []
-    one, two, bare = r["tgcheat_1proc"], r["tgcheat_2proc"], r["bare"]
-    ratio = one["updates_per_s"] / bare["updates_per_s"] if bare["updates_per_s"] else math.nan
-    cpu_ratio = (
-        bare["server_cpu_ms_per_update"] / one["server_cpu_ms_per_update"]
-        if one["server_cpu_ms_per_update"]
-        else math.nan
-    )
+Row = tuple[str, str, str, str]
+
+
+def _rows_throughput(r: dict[str, Any]) -> list[Row]:
+    rows: list[Row] = []
+    one, bare = r.get("tgcheat_1proc"), r.get("bare")
     sizes = r["sizes"]
-    rows += [
-        (
-            f"Updates/s through the webhook, tgcheat (game traffic, {sizes['slots']} games, "
-            f"{sizes['concurrency']} in flight, 1 process)",
-            _fmt(one["updates_per_s"]),
-            "",
-            "–",
-        ),
-        (
-            "Updates/s through the webhook, bare PTB app answering callback queries",
-            _fmt(bare["updates_per_s"]),
-            "",
-            "–",
-        ),
-        ("Ratio tgcheat / bare (updates/s)", _fmt(ratio, 2), "≥ 0.5", _met(ratio >= 0.5)),
-        (
-            "Server CPU per update: tgcheat / bare (ms); bare/tgcheat",
-            f"{_fmt(one['server_cpu_ms_per_update'], 2)} / "
-            f"{_fmt(bare['server_cpu_ms_per_update'], 2)}; {_fmt(cpu_ratio, 2)}",
-            "",
-            "–",
-        ),
-        (
-            "Latency per update under that load, tgcheat p50 / p99 (ms)",
-            f"{_fmt(one['latency_ms']['p50'])} / {_fmt(one['latency_ms']['p99'])}",
-            "",
-            "–",
-        ),
-        (
-            "Latency per update under that load, bare p50 / p99 (ms)",
-            f"{_fmt(bare['latency_ms']['p50'])} / {_fmt(bare['latency_ms']['p99'])}",
-            "",
-            "–",
-        ),
-    ]
-    light = r["light_load"]["latency_ms_by_kind"]
-    for kind, label in (("play", "Play"), ("challenge", "Cheat!"), ("pick", "pick")):
-        if kind in light:
-            rows.append(
-                (
-                    f"Latency of a {label} press, one update at a time, p50 / p99 (ms)",
-                    f"{_fmt(light[kind]['p50'])} / {_fmt(light[kind]['p99'])}",
-                    "",
-                    "–",
-                )
-            )
-    light_cpu = r["light_load"]["server_cpu_ms_by_kind"]
-    prop = r.get("proposals", {})
-    prop_cpu = prop.get("light_load", {}).get("server_cpu_ms_by_kind", {})
-    for kind, label in (("pick", "pick"), ("play", "Play"), ("challenge", "Cheat!")):
-        if kind in light_cpu:
-            rows.append(
-                (
-                    f"Server CPU per {label} press, one at a time (ms): now → with the proposals "
-                    "(prototype)",
-                    f"{_fmt(light_cpu[kind], 2)} → {_fmt(prop_cpu.get(kind, math.nan), 2)}",
-                    "",
-                    "–",
-                )
-            )
-    if "throughput" in prop:
-        ups = prop["throughput"]["updates_per_s"]
+    if one is not None:
         rows.append(
             (
-                "Updates/s with the proposals (prototype), 1 process; ratio to bare",
-                f"{_fmt(ups)}; {_fmt(ups / bare['updates_per_s'], 2)}",
-                "≥ 0.5",
-                _met(ups / bare["updates_per_s"] >= 0.5),
+                f"Updates/s through the webhook, tgcheat (game traffic, {sizes['slots']} games, "
+                f"{sizes['concurrency']} in flight, 1 process, group budget off)",
+                _fmt(one["updates_per_s"]),
+                "",
+                "–",
             )
         )
-    acc = r["accounting"]["per_kind"]
+    if bare is not None:
+        rows.append(
+            (
+                "Updates/s through the webhook, bare PTB app answering callback queries",
+                _fmt(bare["updates_per_s"]),
+                "",
+                "–",
+            )
+        )
+    if one is not None and bare is not None:
+        ratio = _per(one["updates_per_s"], bare["updates_per_s"])
+        cpu_ratio = _per(bare["server_cpu_ms_per_update"], one["server_cpu_ms_per_update"])
+        rows += [
+            ("Ratio tgcheat / bare (updates/s)", _fmt(ratio, 2), "≥ 0.5", _met(ratio >= 0.5)),
+            (
+                "Server CPU per update: tgcheat / bare (ms); bare/tgcheat",
+                f"{_fmt(one['server_cpu_ms_per_update'], 2)} / "
+                f"{_fmt(bare['server_cpu_ms_per_update'], 2)}; {_fmt(cpu_ratio, 2)}",
+                "",
+                "–",
+            ),
+        ]
+    for name, label in ((one, "tgcheat"), (bare, "bare")):
+        if name is not None:
+            rows.append(
+                (
+                    f"Latency per update under that load, {label} p50 / p99 (ms)",
+                    f"{_fmt(name['latency_ms']['p50'])} / {_fmt(name['latency_ms']['p99'])}",
+                    "",
+                    "–",
+                )
+            )
+    return rows
+
+
+def _rows_light_load(r: dict[str, Any]) -> list[Row]:
+    rows: list[Row] = []
+    light = r["light_load"]
+    latency, cpu = light["latency_ms_by_kind"], light["server_cpu_ms_by_kind"]
+    for kind, label in (("play", "Play"), ("challenge", "Cheat!"), ("pick", "pick")):
+        if kind in latency:
+            rows.append(
+                (
+                    f"Latency of a {label} press, one update at a time, p50 / p99 (ms); "
+                    "server CPU (ms)",
+                    f"{_fmt(latency[kind]['p50'])} / {_fmt(latency[kind]['p99'])}; "
+                    f"{_fmt(cpu.get(kind, math.nan), 2)}",
+                    "",
+                    "–",
+                )
+            )
+    return rows
+
+
+def _rows_accounting(r: dict[str, Any]) -> list[Row]:
+    rows: list[Row] = []
+    prod, off = r.get("accounting"), r.get("accounting_budget_off")
+    if prod is not None:
+        pending = prod["table_edits_still_deferred"]["pending"]
+        rows.append(
+            (
+                "**Bot API requests per play to the group chat, as in production** (group budget "
+                "on; whole games at machine speed; reveals, results and the clock's deferred "
+                f"table edits included, {pending} still waiting counted as sent)",
+                _fmt(prod["api_group_per_play"], 2),
+                "≤ 1",
+                _met(prod["api_group_per_play"] <= 1),
+            )
+        )
+    if prod is not None:
+        deferred = prod["table_edits_still_deferred"]
+        rows.append(
+            (
+                f"Table edits still waiting for the group budget when the {prod['games']} games "
+                "ended (as in production, machine speed); the longest wait (s)",
+                f"{deferred['pending']}; {_fmt(deferred['longest_wait_s'])}",
+                "",
+                "–",
+            )
+        )
+    if off is not None:
+        rows.append(
+            (
+                "Bot API requests per play to the group chat, group budget off (every table "
+                "edit sent: the most a game slow enough for the budget never to bind costs)",
+                _fmt(off["api_group_per_play"], 2),
+                "(≤ 1)",
+                _met(off["api_group_per_play"] <= 1),
+            )
+        )
+    main = prod if prod is not None else off
+    if main is None:
+        return rows
+    where = "" if prod is not None else ", group budget off"
     for kind, label, target in (
         ("play", "Play press", 2),
         ("challenge", "Cheat! press", 2),
@@ -1193,19 +1264,54 @@ def report_rows(r: dict[str, Any]) -> list[tuple[str, str, str, str]]:
         ("new", "/new", None),
         ("start", "Start press", None),
     ):
-        if kind not in acc:
+        if kind not in main["per_kind"]:
             continue
-        trips = acc[kind]["redis_round_trips"]
+        counts = main["per_kind"][kind]
+        trips = counts["redis_round_trips"]
+        value = f"{_fmt(trips, 2)} ({_fmt(counts['redis_commands'], 2)})"
+        other = off["per_kind"].get(kind) if off is not None and main is prod else None
+        if other is not None and (
+            other["redis_round_trips"] != trips
+            or other["redis_commands"] != counts["redis_commands"]
+        ):
+            value += (
+                f"; budget off {_fmt(other['redis_round_trips'], 2)} "
+                f"({_fmt(other['redis_commands'], 2)})"
+            )
         rows.append(
             (
-                f"Redis round trips per {label} (commands)",
-                f"{_fmt(trips, 2)} ({_fmt(acc[kind]['redis_commands'], 2)})",
+                f"Redis round trips per {label} (commands){where}",
+                value,
                 f"≤ {target}" if target else "",
                 _met(trips <= target) if target else "–",
             )
         )
-    b = r["bytes"]
     rows += [
+        (
+            f"Bot API requests per play to private chats{where}",
+            _fmt(main["api_private_per_play"], 2),
+            "",
+            "–",
+        ),
+        (
+            "Callback answers per play (answerCallbackQuery, pick presses included)",
+            _fmt(main["api_callback_answers_per_play"], 2),
+            "",
+            "–",
+        ),
+        (
+            "Group requests per game for the lobby (/new, joins)",
+            _fmt(main["api_group_per_game_lobby"], 1),
+            "",
+            "–",
+        ),
+    ]
+    return rows
+
+
+def _rows_bytes(r: dict[str, Any]) -> list[Row]:
+    b = r["bytes"]
+    rows: list[Row] = [
         (
             "Bytes in Redis per 6-player one-deck game: session + message-id keys, "
             "MEMORY USAGE, most over the game",
@@ -1219,42 +1325,24 @@ def report_rows(r: dict[str, Any]) -> list[tuple[str, str, str, str]]:
             "≤ 4 KB",
             _met(b["document_bytes_max"] <= 4 * KB),
         ),
-        (
-            "Update markers (a key per handled update, kept 24 h): bytes each × per 4-player game",
-            f"{b['update_marker_bytes']} × {_fmt(r['accounting']['update_markers_per_game'])}",
-            "",
-            "–",
-        ),
     ]
-    a = r["accounting"]
-    rows += [
-        (
-            "Bot API requests per play to the group chat, whole games (reveals, results included)",
-            _fmt(a["api_group_per_play"], 2),
-            "≤ 1",
-            _met(a["api_group_per_play"] <= 1),
-        ),
-        (
-            "Bot API requests per play to private chats",
-            _fmt(a["api_private_per_play"], 2),
-            "",
-            "–",
-        ),
-        (
-            "Callback answers per play (answerCallbackQuery, pick presses included)",
-            _fmt(a["api_callback_answers_per_play"], 2),
-            "",
-            "–",
-        ),
-        (
-            "Group requests per game for the lobby (/new, joins)",
-            _fmt(a["api_group_per_game_lobby"], 1),
-            "",
-            "–",
-        ),
-    ]
-    s = r["scale"]
-    rows += [
+    account = r.get("accounting") or r.get("accounting_budget_off")
+    if account is not None:
+        rows.append(
+            (
+                "Update markers (a key per handled update, kept 24 h): bytes each × per "
+                "4-player game",
+                f"{b['update_marker_bytes']} × {_fmt(account['update_markers_per_game'])}",
+                "",
+                "–",
+            )
+        )
+    return rows
+
+
+def _rows_scale(r: dict[str, Any]) -> list[Row]:
+    s, sizes = r["scale"], r["sizes"]
+    return [
         (
             f"Redis memory per stored game ({s['stored_games']:,} 4-player games dealt: its "
             "keys and deadline; used_memory delta / games)",
@@ -1271,53 +1359,93 @@ def report_rows(r: dict[str, Any]) -> list[tuple[str, str, str, str]]:
             "",
             "–",
         ),
+    ]
+
+
+def _rows_two_processes(r: dict[str, Any]) -> list[Row]:
+    two, one = r["tgcheat_2proc"], r.get("tgcheat_1proc")
+    value = _fmt(two["updates_per_s"])
+    if one is not None:
+        value += (
+            f" vs {_fmt(one['updates_per_s'])} "
+            f"(×{_fmt(_per(two['updates_per_s'], one['updates_per_s']), 2)})"
+        )
+    return [
         (
             "Updates/s with 2 web processes vs 1 (one Redis, 2 cores shared with the driver)",
-            f"{_fmt(two['updates_per_s'])} vs {_fmt(one['updates_per_s'])} "
-            f"(×{_fmt(two['updates_per_s'] / one['updates_per_s'], 2)})",
+            value,
             "",
             "–",
-        ),
+        )
     ]
+
+
+def _rows_limited(r: dict[str, Any]) -> list[Row]:
     limited = r["tgcheat_production_limits"]
-    rows += [
+    return [
         (
-            "Updates/s with tgcheat's production rate limits on (AIORateLimiter, group budget), "
-            "1 process",
+            f"Updates/s as in production (group budget on), {limited['slots']} games, 1 process",
             _fmt(limited["updates_per_s"]),
             "",
             "–",
         ),
-        (
-            "Group requests per play at machine speed with the group budget on "
-            "(table edits coalesced)",
-            _fmt(limited["api_group_per_play"], 2),
-            "",
-            "–",
-        ),
     ]
-    e = r["engine"]
-    rows.append(
+
+
+def _rows_engine(r: dict[str, Any]) -> list[Row]:
+    return [
         (
             "Engine alone: plays/s (tgcheat simulate, cheat preset, 4 players, invariants checked)",
-            _fmt(e["plays_per_s"], 0),
+            _fmt(r["engine"]["plays_per_s"], 0),
             "",
             "–",
         )
-    )
+    ]
+
+
+#: The table's sections, each with the phases whose results it shows (any one of them will do).
+SECTIONS: tuple[tuple[tuple[str, ...], Callable[[dict[str, Any]], list[Row]]], ...] = (
+    (("tgcheat_1proc", "bare"), _rows_throughput),
+    (("light_load",), _rows_light_load),
+    (("accounting", "accounting_budget_off"), _rows_accounting),
+    (("bytes",), _rows_bytes),
+    (("scale",), _rows_scale),
+    (("tgcheat_2proc",), _rows_two_processes),
+    (("tgcheat_production_limits",), _rows_limited),
+    (("engine",), _rows_engine),
+)
+
+
+def report_rows(r: dict[str, Any]) -> list[Row]:
+    """The table's rows, from the phases that ran (a section whose phases did not run, or
+    failed, is left out; one that cannot be made says so)."""
+    rows: list[Row] = []
+    for phases, make in SECTIONS:
+        if not any(phase in r for phase in phases):
+            continue
+        try:
+            rows += make(r)
+        except (KeyError, TypeError, ZeroDivisionError) as error:
+            name = make.__name__.removeprefix("_rows_")
+            rows.append((f"{name}: could not be made", repr(error), "", "–"))
     return rows
 
 
 def render(results: dict[str, Any]) -> str:
     lines = ["| figure | value | target | met? |", "|---|---|---|---|"]
-    try:
-        rows = report_rows(results)
-    except (KeyError, TypeError, ZeroDivisionError) as error:
-        rows = [("the table could not be made: a phase failed", repr(error), "", "–")]
-    for figure, value, target, met in rows:
+    for figure, value, target, met in report_rows(results):
         lines.append(f"| {figure} | {value} | {target} | {met} |")
-    profile = results.get("profile", {})
-    lines += [
+    for phase, error in results.get("errors", {}).items():
+        lines.append(f"\nPhase {phase} failed: {error}")
+    if "profile" in results:
+        lines += render_profile(results["profile"])
+    raw = {k: v for k, v in results.items() if k != "profile"}
+    lines += ["", "Raw numbers:", "", "```json", json.dumps(raw, indent=1), "```"]
+    return "\n".join(lines)
+
+
+def render_profile(profile: dict[str, Any]) -> list[str]:
+    lines = [
         "",
         f"Profile of a Play press ({profile.get('plays', 0)} plays under cProfile, "
         f"{_fmt(profile.get('profiled_ms_per_play', math.nan), 2)} ms each):",
@@ -1345,9 +1473,7 @@ def render(results: dict[str, Any]) -> str:
         "(calls/play: a coroutine counts once per resumption; times are wall time under "
         "cProfile, one update at a time.)",
     ]
-    raw = {k: v for k, v in results.items() if k != "profile"}
-    lines += ["", "Raw numbers:", "", "```json", json.dumps(raw, indent=1), "```"]
-    return "\n".join(lines)
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1372,9 +1498,12 @@ def main(argv: list[str] | None = None) -> int:
     sizes = QUICK if args.quick else FULL
     started = time.perf_counter()
     load_before = [round(x, 2) for x in os.getloadavg()]
+    only = tuple(name for name in args.only.split(",") if name)
+    unknown = sorted(set(only) - set(PHASES))
+    if unknown:
+        parser.error(f"unknown phases: {', '.join(unknown)}; known: {', '.join(PHASES)}")
     with tempfile.TemporaryDirectory(prefix="tgcheat-bench-") as tmp:
         workdir = Path(tmp)
-        only = tuple(name for name in args.only.split(",") if name)
         results = asyncio.run(Bench(sizes, workdir, args.client, only).run())
     results["total_seconds"] = round(time.perf_counter() - started, 1)
     results["machine"] = {

@@ -225,7 +225,8 @@ def bot_message(chat: dict[str, Any], message_id: int, view: views.View) -> dict
         "text": view.text,
     }
     if view.markup is not None:
-        message["reply_markup"] = view.markup.to_dict()
+        # Views build keyboards as the Bot API's JSON already.
+        message["reply_markup"] = view.markup
     return message
 
 

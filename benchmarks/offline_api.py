@@ -6,8 +6,9 @@ parses the HTML of every text and keeps every message with its history: right fo
 a benchmark that work would be counted as the bot's own cost, and its records grow with every
 call. This class does what the bot's side of a real HTTP request costs, minus the network:
 python-telegram-bot builds the request (``RequestData``), the parameters are JSON-encoded as
-``HTTPXRequest`` would encode them, and the answer is JSON that python-telegram-bot parses into
-its objects (a sent or edited message comes back with its text, chat, sender and keyboard).
+``HTTPXRequest`` would encode them, and the answer is JSON as Telegram's (a sent or edited
+message comes back with its text, chat, sender and keyboard), which python-telegram-bot decodes
+and hands over raw or as its objects, as the bot asks.
 
 Answered: getMe, sendMessage, editMessageText, editMessageReplyMarkup, answerCallbackQuery,
 deleteMessage, getChatMember; any other method answers ``true``. Nothing is refused.

@@ -3,22 +3,28 @@ uvicorn on 127.0.0.1, with the fast offline Bot API (``offline_api.FastBotAPI``)
 Telegram.
 
     python benchmarks/serve_bench.py --port 8081 --redis-url redis://127.0.0.1:6390/0 \
-        [--mode tgcheat|bare] [--profile-kind play --profile-out play.prof]
+        [--mode tgcheat|bare] [--limits off|production] \
+        [--profile-kind play --profile-out play.prof]
 
 ``--mode tgcheat`` serves tgcheat's own Application (``build_application``); ``--mode bare``
 serves a python-telegram-bot Application whose only handler answers callback queries, behind
-the same ``create_web_app`` endpoint. tgcheat's rate limits (python-telegram-bot's
-AIORateLimiter and the per-group message budget, where ``build_application`` has them) are
-turned off unless ``--limits production``: they hold the bot to Telegram's pace, which a
-benchmark of the bot's own cost must not measure.
+the same ``create_web_app`` endpoint. tgcheat's limits are off unless ``--limits production``:
+the per-group message budget (a token bucket in Redis: 20 messages a minute, bursts of 4; a
+table edit over budget is deferred to the clock, which coalesces them) and python-telegram-bot's
+AIORateLimiter (which, as tgcheat configures it, only waits and retries on RetryAfter). At
+machine speed the budget holds every group to Telegram's pace, which a benchmark of the bot's
+own cost must not measure; ``production`` is the bot as it runs.
 
 Besides the webhook (``/telegram``, secret ``bench-secret``) and ``/healthz``, it serves
 ``GET /bench/stats`` and ``POST /bench/reset``: counters per kind of update, the kind being the
 ``X-Bench-Kind`` header the driver sends with each update. Counted per kind: updates, non-200
 answers, Redis round trips (one per write to the socket: a pipeline or an EVALSHA is one) and
-Redis commands by name (as the client sends them; commands inside a Lua script are not seen),
+Redis commands by name (as the client sends them; commands inside a Lua script are not seen;
+those that set up a new connection are counted apart),
 Bot API requests by method and by chat (group, private, none), and callback answers that show a
-text (pop-ups). Also the process's CPU time and the wall time since the last reset.
+text (pop-ups). What happens outside an update (the clock: deadlines, deferred table edits)
+is counted under ``(outside updates)``. Also the process's CPU time and the wall time since the
+last reset.
 
 With ``--profile-kind KIND`` (or after ``POST /bench/profile/start?kind=KIND``) a cProfile
 profiler runs only while an update of that kind is being processed (drive with one request at a
@@ -47,7 +53,6 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
 
-import experiments
 import redis.asyncio
 import uvicorn
 from offline_api import FastBotAPI
@@ -80,6 +85,8 @@ class Bucket:
     errors: int = 0
     redis_round_trips: int = 0
     redis_commands: Counter[str] = field(default_factory=Counter)
+    #: Round trips that set up a new connection (not in the two above).
+    redis_connect_round_trips: int = 0
     api: Counter[str] = field(default_factory=Counter)
     toasts: int = 0
     #: Process CPU time while updates of this kind were in hand: per update only when they
@@ -93,6 +100,7 @@ class Bucket:
             "errors": self.errors,
             "redis_round_trips": self.redis_round_trips,
             "redis_commands": dict(self.redis_commands),
+            "redis_connect_round_trips": self.redis_connect_round_trips,
             "api": dict(self.api),
             "toasts": self.toasts,
         }
@@ -140,26 +148,41 @@ _BUCKET: contextvars.ContextVar[Bucket | None] = contextvars.ContextVar(
 
 
 class CountingConnection(Connection):
-    """A redis-py connection that counts round trips and commands into the current bucket."""
+    """A redis-py connection that counts round trips and commands into the current bucket;
+    those that set up a new connection (HELLO, CLIENT SETINFO, ...) apart: the pool opens
+    connections when it grows, which a warmed-up process rarely does."""
+
+    _connecting = False
+
+    async def on_connect_check_health(self, check_health: bool = True) -> None:
+        self._connecting = True
+        try:
+            await super().on_connect_check_health(check_health)
+        finally:
+            self._connecting = False
 
     async def send_packed_command(self, command: Any, check_health: bool = True) -> None:
-        STATS.current().redis_round_trips += 1
+        bucket = STATS.current()
+        if self._connecting:
+            bucket.redis_connect_round_trips += 1
+        else:
+            bucket.redis_round_trips += 1
         await super().send_packed_command(command, check_health)
 
     def pack_command(self, *args: Any) -> list[bytes]:
-        name = args[0]
-        if isinstance(name, bytes):
-            name = name.decode()
-        STATS.current().redis_commands[str(name).split(" ")[0].upper()] += 1
+        if not self._connecting:
+            name = args[0]
+            if isinstance(name, bytes):
+                name = name.decode()
+            STATS.current().redis_commands[str(name).split(" ")[0].upper()] += 1
         return super().pack_command(*args)
 
 
 class BenchApp:
     """The web app, plus /bench/stats and /bench/reset, counting per kind of update."""
 
-    def __init__(self, app: ASGIApp, profile_kind: str | None, strip: bool = False) -> None:
+    def __init__(self, app: ASGIApp, profile_kind: str | None) -> None:
         self.app = app
-        self.strip = strip
         self.profile_kind = profile_kind
         self.profiler = cProfile.Profile() if profile_kind else None
         self._profiling = 0
@@ -184,8 +207,6 @@ class BenchApp:
                 bucket.errors += 1
             await send(message)
 
-        if self.strip:
-            receive = await _stripped(receive)
         token = _BUCKET.set(bucket)
         cpu = time.process_time()
         profiler = self.profiler if kind == self.profile_kind else None
@@ -225,29 +246,6 @@ class BenchApp:
         await _respond(send, 200, body)
 
 
-async def _stripped(receive: Receive) -> Receive:
-    """The request body with experiments.strip_keyboard applied."""
-    chunks = []
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            return receive
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            break
-    body = experiments.strip_keyboard(b"".join(chunks))
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
-
-
 async def _respond(send: Send, status: int, body: bytes) -> None:
     headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
     await send({"type": "http.response.start", "status": status, "headers": headers})
@@ -285,9 +283,6 @@ async def serve(args: argparse.Namespace) -> None:
     client = redis.asyncio.Redis.from_pool(pool)
     config = Config(telegram_bot_token=TOKEN, webhook_url=WEBHOOK_URL, webhook_secret=SECRET)
     api = FastBotAPI(record=STATS.record_api)
-    chosen = [name for name in args.experiments.split(",") if name]
-    experiments.apply(chosen)
-    STATS.settings["experiments"] = chosen
     if args.mode == "bare":
         application = build_bare(config, api)
     else:
@@ -295,7 +290,7 @@ async def serve(args: argparse.Namespace) -> None:
         STATS.settings["build_application"] = {k: str(v) for k, v in kwargs.items()}
         application = build_application(config, client, request=api, **kwargs)
     web = create_web_app(application, client, config)
-    app = BenchApp(web, args.profile_kind, strip="strip-keyboard" in chosen)
+    app = BenchApp(web, args.profile_kind)
     server = _Server(
         uvicorn.Config(
             app,
@@ -318,10 +313,10 @@ async def serve(args: argparse.Namespace) -> None:
 
 
 def _limits_off() -> dict[str, Any]:
-    """The keyword arguments of ``build_application`` that turn its rate limits off, where it
-    has them: python-telegram-bot's AIORateLimiter (30 requests a second per process to chats,
-    which would measure the limiter, not the bot) and the per-group message budget (which would
-    defer table edits once a game at machine speed has sent 20 group messages in a minute)."""
+    """The keyword arguments of ``build_application`` that turn its limits off, where it has
+    them: the per-group message budget (which defers table edits once a game at machine speed
+    has spent its burst) and python-telegram-bot's AIORateLimiter (only RetryAfter retries,
+    which the offline Bot API never asks for)."""
     params = inspect.signature(build_application).parameters
     kwargs: dict[str, Any] = {}
     if "throttle" in params:
@@ -360,12 +355,6 @@ def main(argv: list[str] | None = None) -> int:
         choices=("off", "production"),
         default="off",
         help="tgcheat's rate limits: off (default, to measure the bot) or as in production",
-    )
-    parser.add_argument(
-        "--experiments",
-        default="",
-        help="prototypes of the proposals to apply, comma-separated: "
-        + ", ".join(experiments.NAMES),
     )
     parser.add_argument("--profile-kind", default=None, help="profile updates of this kind")
     parser.add_argument("--profile-out", default=None, help="where to write the cProfile stats")
