@@ -134,3 +134,26 @@ async def test_message_ids_are_kept_per_chat(redis: Redis) -> None:
 def test_rules_keep_only_what_differs_from_the_defaults(players: int) -> None:
     session = _game_session(players)
     assert b'"r":{}' in encode(session)
+
+
+async def test_a_busy_groups_table_waits_seconds_not_minutes(redis: Redis) -> None:
+    """The budget (20 a minute, bursts of 4) defers table edits of a fast group, but its debt
+    has a floor: however fast the group played, the table is shown again within seconds."""
+    import time
+
+    store = GameStore(redis, group_messages_per_minute=20)
+    session = _game_session()
+    outcomes = []
+    for i in range(40):
+        replaced = dataclasses.replace(session, title=f"t{i}")
+        committed = await store.transact(
+            CHAT, lambda s, new=replaced: (new, 2), group_messages=lambda cost: cost
+        )
+        outcomes.append(committed.table_deferred)
+    assert outcomes[:2] == [False, False] and all(outcomes[4:])
+    due = await redis.zscore("tgc:deferred-tables", CHAT)
+    assert due is not None
+    assert due - time.time() * 1000 < 20_000
+    # When it is due, one token is there for the one edit that shows the latest state.
+    assert await store.take_group_budget(CHAT, int(due) + 1)
+    assert await redis.zscore("tgc:deferred-tables", CHAT) is None

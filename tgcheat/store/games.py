@@ -46,10 +46,10 @@ CACHE_CHATS = 10_000
 # Returns 1 on success, 0 on a version conflict, -1 when the update was already applied, 2 on
 # success when the group's budget is overdrawn: the table edit waits until a token is back,
 # and then shows the state of then (edits coalesce, the latest state wins).
-# A group's budget is a token bucket (KEYS: a hash of tokens and when they were counted):
-# BURST messages at once, refilled at the group's rate a minute. spend() takes ``cost`` tokens
-# and returns 0, or, when the bucket is overdrawn, the time (ms) at which one token is back:
-# the table edit waits until then, and shows the state of then (edits coalesce).
+# A group's budget is a token bucket (a hash of tokens and when they were counted): BURST
+# messages at once, refilled at the group's rate a minute. spend() takes ``cost`` tokens and
+# returns what is left; overdrawn, the table edit is deferred until a token is back, and then
+# shows the state of then (edits coalesce).
 _TOKEN_BUCKET = f"""
 local function spend(key, cost, per_minute, now)
   local rate = per_minute / 60000
@@ -57,11 +57,22 @@ local function spend(key, cost, per_minute, now)
   local stored = redis.call('HMGET', key, 'tokens', 'at')
   local tokens = tonumber(stored[1]) or burst
   local at = tonumber(stored[2]) or now
-  tokens = math.min(burst, tokens + (now - at) * rate) - cost
+  -- Announcements are sent even over budget, but the debt has a floor, so that a group that
+  -- played fast catches up within a few tokens' time once play slows down.
+  tokens = math.max(-burst, math.min(burst, tokens + (now - at) * rate) - cost)
   redis.call('HSET', key, 'tokens', tostring(tokens), 'at', now)
   redis.call('PEXPIRE', key, 600000)
-  if tokens >= 0 then return 0 end
-  return now + math.ceil(-tokens / rate)
+  return tokens
+end
+
+-- The one table edit that did not go out gets its token back, and waits until a whole token
+-- is there for it; returns when that is (ms).
+local function defer(key, deferred, chat, tokens, per_minute, now)
+  tokens = tokens + 1
+  redis.call('HSET', key, 'tokens', tostring(tokens))
+  local due = now + math.ceil((1 - tokens) / (per_minute / 60000))
+  redis.call('ZADD', deferred, due, chat)
+  return due
 end
 """
 
@@ -83,9 +94,10 @@ else
 end
 local cost = tonumber(ARGV[8])
 if cost > 0 then
-  local due = spend(KEYS[5], cost, tonumber(ARGV[9]), tonumber(ARGV[10]))
-  if due > 0 then
-    redis.call('ZADD', KEYS[6], 'NX', due, ARGV[6])
+  local per_minute, now = tonumber(ARGV[9]), tonumber(ARGV[10])
+  local tokens = spend(KEYS[5], cost, per_minute, now)
+  if tokens < 0 then
+    defer(KEYS[5], KEYS[6], ARGV[6], tokens, per_minute, now)
     return 2
   end
 end
@@ -100,16 +112,32 @@ return 1
 _TAKE_SCRIPT = (
     _TOKEN_BUCKET
     + """
-local due = spend(KEYS[1], 1, tonumber(ARGV[2]), tonumber(ARGV[3]))
-if due > 0 then
-  redis.call('HINCRBYFLOAT', KEYS[1], 'tokens', 1)
-  redis.call('ZADD', KEYS[2], due, ARGV[1])
+local per_minute, now = tonumber(ARGV[2]), tonumber(ARGV[3])
+local tokens = spend(KEYS[1], 1, per_minute, now)
+if tokens < 0 then
+  defer(KEYS[1], KEYS[2], ARGV[1], tokens, per_minute, now)
   return 0
 end
 redis.call('ZREM', KEYS[2], ARGV[1])
 return 1
 """
 )
+
+
+# KEYS[1] a chat's message ids; ARGV the names to keep. One round trip at a game's end.
+_CLEAR_SCRIPT = f"""
+local kept = {{}}
+for _, name in ipairs(ARGV) do
+  local value = redis.call('HGET', KEYS[1], name)
+  if value then table.insert(kept, name); table.insert(kept, value) end
+end
+redis.call('DEL', KEYS[1])
+if #kept > 0 then
+  redis.call('HSET', KEYS[1], unpack(kept))
+  redis.call('EXPIRE', KEYS[1], {SESSION_TTL_S})
+end
+return #kept / 2
+"""
 
 
 class ConflictError(Exception):
@@ -157,6 +185,7 @@ class GameStore:
         self._cache: dict[int, tuple[int, Session | None, dict[str, int]]] = {}
         self._cas = redis.register_script(_CAS_SCRIPT)
         self._take = redis.register_script(_TAKE_SCRIPT)
+        self._clear = redis.register_script(_CLEAR_SCRIPT)
 
     @property
     def _deadlines_key(self) -> str:
@@ -357,10 +386,7 @@ class GameStore:
     async def clear_messages(self, chat_id: int, *, keep: tuple[str, ...] = ()) -> None:
         """Forget the message ids of a finished game (all but ``keep``)."""
         self._cache.pop(chat_id, None)
-        key = self._messages_key(chat_id)
-        names = [k for k in await self._redis.hkeys(key) if _text(k) not in keep]
-        if names:
-            await self._redis.hdel(key, *names)
+        await self._clear(keys=[self._messages_key(chat_id)], args=list(keep))
 
 
 def _text(value: bytes | str) -> str:
