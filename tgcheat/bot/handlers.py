@@ -126,23 +126,27 @@ class Handlers:
             do_quote=message.chat.type in GROUP_TYPES,
         )
 
-    @staticmethod
-    def _group_tr(update: Update, session: Session | None) -> Translator:
-        if session is not None:
-            return translator(session.language)
-        user = update.effective_user
-        return translator(user.language_code if user else None)
-
     # --- commands ---------------------------------------------------------------------------
 
-    async def new(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    async def _in_group(
+        self, update: Update, wrong_chat: str
+    ) -> tuple[Chat, User, Translator] | None:
+        """The chat, the user and their language for a command that works in groups only;
+        None (and the user told where to send it) elsewhere."""
         chat, user = update.effective_chat, update.effective_user
         if chat is None or user is None:
-            return
+            return None
         tr = await self._user_tr(user)
         if chat.type not in GROUP_TYPES:
-            await self._reply(update, tr, N_("Send /new in the group where you want to play."))
+            await self._reply(update, tr, wrong_chat)
+            return None
+        return chat, user, tr
+
+    async def new(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        found = await self._in_group(update, N_("Send /new in the group where you want to play."))
+        if found is None:
             return
+        chat, user, tr = found
         game_id = new_game_id()
         choice = context.args[0].lower() if context.args else ""
         if choice and choice not in PRESETS:
@@ -204,13 +208,10 @@ class Handlers:
         await self._reply(update, tr, HELP_TEXT)
 
     async def join_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        chat, user = update.effective_chat, update.effective_user
-        if chat is None or user is None:
+        found = await self._in_group(update, N_("Tap Join on the game's message in your group."))
+        if found is None:
             return
-        tr = await self._user_tr(user)
-        if chat.type not in GROUP_TYPES:
-            await self._reply(update, tr, N_("Tap Join on the game's message in your group."))
-            return
+        chat, user, tr = found
         await self._join(update, chat.id, user, tr, via_private=False)
 
     async def _join(
@@ -290,13 +291,10 @@ class Handlers:
         await self.publisher.repost_hand(session, game, user.id, messages)
 
     async def leave_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        chat, user = update.effective_chat, update.effective_user
-        if chat is None or user is None:
+        found = await self._in_group(update, N_("Send /leave in the group of the game."))
+        if found is None:
             return
-        tr = await self._user_tr(user)
-        if chat.type not in GROUP_TYPES:
-            await self._reply(update, tr, N_("Send /leave in the group of the game."))
-            return
+        chat, user, tr = found
         session, _ = await self.store.load(chat.id)
         if session is not None and session.lobby is not None:
             await self._unjoin_reply(update, chat.id, user, tr)
@@ -320,13 +318,14 @@ class Handlers:
         await self.publisher.refresh_lobby(chat_id)
 
     async def _managed_session(
-        self, update: Update, chat: Chat, user: User, tr: Translator, wrong_chat: str
-    ) -> Session | None:
-        """The group's lobby or game when ``user`` may manage it (its creator or an admin);
+        self, update: Update, wrong_chat: str
+    ) -> tuple[Session, User, Translator] | None:
+        """The group's lobby or game when the user may manage it (its creator or an admin);
         else None, and the user has been told why."""
-        if chat.type not in GROUP_TYPES:
-            await self._reply(update, tr, wrong_chat)
+        found = await self._in_group(update, wrong_chat)
+        if found is None:
             return None
+        chat, user, tr = found
         session, _ = await self.store.load(chat.id)
         if session is None or not _in_progress(session):
             await self._reply(update, tr, NO_GAME)
@@ -334,22 +333,19 @@ class Handlers:
         if not await self._may_manage(session, user.id):
             await self._reply(update, tr, NOT_ALLOWED)
             return None
-        return session
+        return session, user, tr
 
     async def stop(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        chat, user = update.effective_chat, update.effective_user
-        if chat is None or user is None:
+        managed = await self._managed_session(update, N_("Send /stop in the group of the game."))
+        if managed is None:
             return
-        tr = await self._user_tr(user)
-        session = await self._managed_session(
-            update, chat, user, tr, N_("Send /stop in the group of the game.")
-        )
-        if session is None:
-            return
+        session, _user, tr = managed
         if session.lobby is not None:
             await self._cancel_lobby(update, session, tr)
             return
-        await self._game_action(update, chat.id, session.game_id, lambda s, g: Stop(), tr=tr)
+        await self._game_action(
+            update, session.chat_id, session.game_id, lambda s, g: Stop(), tr=tr
+        )
 
     # --- buttons ----------------------------------------------------------------------------
 
@@ -674,13 +670,10 @@ class Handlers:
     # --- settings ---------------------------------------------------------------------------
 
     async def settings(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        chat, user = update.effective_chat, update.effective_user
-        if chat is None or user is None:
+        found = await self._in_group(update, N_("Send /settings in the group whose rules you set."))
+        if found is None:
             return
-        tr = await self._user_tr(user)
-        if chat.type not in GROUP_TYPES:
-            await self._reply(update, tr, N_("Send /settings in the group whose rules you set."))
-            return
+        chat, user, tr = found
         if not await self._may_change_settings(chat.id, user.id):
             await self._reply(update, tr, NOT_ALLOWED)
             return
@@ -766,15 +759,11 @@ class Handlers:
 
     async def kick(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """/kick as a reply to the player's message, or /kick <seat number> from the table."""
-        chat, user, message = update.effective_chat, update.effective_user, update.effective_message
-        if chat is None or user is None or message is None:
+        message = update.effective_message
+        managed = await self._managed_session(update, N_("Send /kick in the group of the game."))
+        if managed is None or message is None:
             return
-        tr = await self._user_tr(user)
-        session = await self._managed_session(
-            update, chat, user, tr, N_("Send /kick in the group of the game.")
-        )
-        if session is None:
-            return
+        session, _user, tr = managed
         target = _kick_target(session, message.reply_to_message, context.args or [])
         if target is None:
             await self._reply(
@@ -783,7 +772,7 @@ class Handlers:
                 N_("Reply to a message of the player with /kick, or give their seat number."),
             )
             return
-        await self._remove_player(update, chat.id, target, tr=tr)
+        await self._remove_player(update, session.chat_id, target, tr=tr)
 
     async def _remove_player(
         self, update: Update, chat_id: int, user_id: int, tr: Translator | None = None
