@@ -167,3 +167,13 @@ def test_play_limit() -> None:
     assert Rules().play_limit(10) == 4
     assert Rules().play_limit(2) == 2
     assert Rules(max_cards=0).play_limit(17) == 17
+
+
+def test_a_preset_keeps_the_groups_other_choices() -> None:
+    from tgcheat.engine.rules import PRESETS, with_preset
+
+    mine = Rules().with_option("turn_timeout_s", "off").with_option("jokers", "wild")
+    verju = with_preset(mine, "verju")
+    assert verju.rank_rule is PRESETS["verju"].rank_rule
+    assert verju.final_check is PRESETS["verju"].final_check
+    assert verju.turn_timeout_s == 0 and verju.jokers.value == "wild"

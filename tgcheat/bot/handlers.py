@@ -57,6 +57,7 @@ from tgcheat.engine.rules import (
     InvalidRules,
     MatchKind,
     Rules,
+    with_preset,
 )
 from tgcheat.engine.state import GameState, Phase
 from tgcheat.i18n import N_, Translator, available_languages, translator
@@ -909,20 +910,9 @@ def _option_index(text: str) -> int:
 
 def _changed_rules(rules: Rules, press: Press) -> Rules:
     if press.game_id == "p":
-        presets = list(PRESETS.values())
-        if not 0 <= press.number < len(presets):
+        if not 0 <= press.number < len(PRESETS):
             raise Refused(STALE)
-        chosen = presets[press.number]
-        # A preset sets the game-play options; the group's timers and match stay as chosen.
-        return dataclasses.replace(
-            rules,
-            rank_rule=chosen.rank_rule,
-            challengers=chosen.challengers,
-            after_challenge=chosen.after_challenge,
-            final_check=chosen.final_check,
-            challenge_window=chosen.challenge_window,
-            challenge_priority=chosen.challenge_priority,
-        ).validate()
+        return with_preset(rules, list(PRESETS)[press.number])
     option = OPTION_NAMES[_option_index(press.game_id)]
     values = OPTION_VALUES[option]
     if not 0 <= press.number < len(values):

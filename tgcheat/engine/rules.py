@@ -341,6 +341,24 @@ PRESETS: dict[str, Rules] = {
 DEFAULT_PRESET = "cheat"
 
 
+#: The options a preset decides; the rest (timers, decks, match, …) stay as a group chose them.
+PRESET_OPTIONS = (
+    "rank_rule",
+    "challengers",
+    "after_challenge",
+    "final_check",
+    "challenge_window",
+    "challenge_priority",
+)
+
+
+def with_preset(rules: Rules, name: str) -> Rules:
+    """``rules`` playing preset ``name``, validated (raises InvalidRules)."""
+    preset = PRESETS[name]
+    changes = {option: getattr(preset, option) for option in PRESET_OPTIONS}
+    return dataclasses.replace(rules, **changes).validate()
+
+
 def preset_of(rules: Rules) -> str | None:
     """The name of the preset these rules are, if any (a menu shows it; the engine never
     branches on it). Only the game-play options of the presets' table count, so a group that
