@@ -368,7 +368,7 @@ class GameStore:
     async def set_message(self, chat_id: int, name: str, message_id: int) -> None:
         self._remember_messages(chat_id, {name: message_id}, replace=False)
         key = self._messages_key(chat_id)
-        async with self._redis.pipeline(transaction=True) as pipe:
+        async with self._redis.pipeline(transaction=False) as pipe:
             pipe.hset(key, name, message_id)
             pipe.expire(key, SESSION_TTL_S)
             await pipe.execute()
@@ -378,7 +378,7 @@ class GameStore:
             return
         self._remember_messages(chat_id, ids, replace=False)
         key = self._messages_key(chat_id)
-        async with self._redis.pipeline(transaction=True) as pipe:
+        async with self._redis.pipeline(transaction=False) as pipe:
             pipe.hset(key, mapping=cast(Any, ids))
             pipe.expire(key, SESSION_TTL_S)
             await pipe.execute()
