@@ -24,7 +24,6 @@ import math
 import os
 import pstats
 import random
-import socket
 import subprocess
 import sys
 import tempfile
@@ -52,6 +51,7 @@ from driver import (
 )
 from offline_api import BOT_USERNAME
 
+from tests.support.redis_server import RedisServer, free_port
 from tests.support.updates import UpdateFactory, User, private
 from tgcheat.bot import views
 from tgcheat.bot.callbacks import Op, Press
@@ -62,7 +62,6 @@ from tgcheat.engine.lobby import Lobby
 from tgcheat.engine.rules import PRESETS, Rules
 from tgcheat.engine.state import Phase
 from tgcheat.i18n import translator
-from tgcheat.redis_connection import redis_server_binary
 from tgcheat.simulate import simulate
 from tgcheat.store.games import KEY_PREFIX, GameStore
 from tgcheat.store.session import Session
@@ -177,12 +176,6 @@ def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _stop_process(process: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
     if process.poll() is None:
         process.terminate()
@@ -198,55 +191,6 @@ def _tail(path: Path, limit: int = 2000) -> str:
         return path.read_text(errors="replace")[-limit:]
     except OSError:
         return ""
-
-
-class RedisServer:
-    """A throwaway redis-server on 127.0.0.1 and a free port, without persistence."""
-
-    def __init__(self, workdir: Path) -> None:
-        self.workdir = workdir
-        self.process: subprocess.Popen[bytes] | None = None
-        self.url = ""
-
-    def start(self) -> None:
-        log_path = self.workdir / "redis.log"
-        for _attempt in range(5):
-            port = free_port()
-            self.process = subprocess.Popen(
-                [
-                    redis_server_binary(),
-                    "--bind", "127.0.0.1",
-                    "--port", str(port),
-                    "--save", "",
-                    "--appendonly", "no",
-                    "--daemonize", "no",
-                    "--dir", str(self.workdir),
-                    "--logfile", str(log_path),
-                ],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,
-            )  # fmt: skip
-            self.url = f"redis://127.0.0.1:{port}/0"
-            client = redis.Redis.from_url(self.url)
-            try:
-                deadline = time.monotonic() + 10
-                while time.monotonic() < deadline and self.process.poll() is None:
-                    try:
-                        if client.ping():
-                            return
-                    except redis.ConnectionError:
-                        time.sleep(0.02)
-            finally:
-                client.close()
-            self.stop()
-        raise RuntimeError(f"could not start redis-server: {_tail(log_path)}")
-
-    def stop(self) -> None:
-        if self.process is not None:
-            _stop_process(self.process)
-            self.process = None
 
 
 class WebServer:

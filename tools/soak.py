@@ -63,10 +63,7 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 import random
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -83,12 +80,12 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
-import redis as sync_redis  # noqa: E402
 import redis.asyncio as aioredis  # noqa: E402
 import redis.exceptions  # noqa: E402
 
 import tgcheat.bot.handlers as handlers_module  # noqa: E402
 from tests.support.fake_telegram import FakeTelegram, JsonDict  # noqa: E402
+from tests.support.redis_server import RedisServer  # noqa: E402
 from tests.support.updates import UpdateFactory, User, group  # noqa: E402
 from tgcheat.bot.app import CheatApplication, build_application  # noqa: E402
 from tgcheat.bot.callbacks import BadCallback, Op, Press, parse  # noqa: E402
@@ -109,7 +106,6 @@ from tgcheat.engine.game import ActionRefused, apply  # noqa: E402
 from tgcheat.engine.invariants import violations as invariant_violations  # noqa: E402
 from tgcheat.engine.rules import Challengers, FinalCheck  # noqa: E402
 from tgcheat.engine.state import GameState, Phase  # noqa: E402
-from tgcheat.redis_connection import redis_server_binary  # noqa: E402
 from tgcheat.store.session import Session, decode  # noqa: E402
 from tgcheat.web import SECRET_HEADER, create_web_app  # noqa: E402
 
@@ -204,84 +200,6 @@ CLOCK = WallClock()
 
 
 # --- Redis, stopped and started at will ---------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class RedisServer:
-    """A redis-server on 127.0.0.1 with an append-only file in ``workdir``."""
-
-    def __init__(self, workdir: str) -> None:
-        self.workdir = workdir
-        self.port = free_port()
-        self.process: subprocess.Popen[bytes] | None = None
-        self.up = False
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        for _attempt in range(5):
-            self.process = subprocess.Popen(
-                [
-                    redis_server_binary(),
-                    "--bind", "127.0.0.1",
-                    "--port", str(self.port),
-                    "--save", "",
-                    "--appendonly", "yes",
-                    "--appendfsync", "everysec",
-                    "--daemonize", "no",
-                    "--dir", self.workdir,
-                    "--logfile", os.path.join(self.workdir, "redis.log"),
-                ],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,
-            )  # fmt: skip
-            if self._wait_ready():
-                self.up = True
-                return
-            self._stop_process()
-            time.sleep(0.2)  # the port is still held by the old server: try again
-        raise RuntimeError(f"redis-server did not start; see {self.workdir}/redis.log")
-
-    def stop(self) -> None:
-        """SIGTERM: Redis flushes its append-only file, then exits."""
-        self.up = False
-        self._stop_process()
-
-    def _stop_process(self) -> None:
-        process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return
-        process.terminate()
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-    def _wait_ready(self) -> bool:
-        client = sync_redis.Redis.from_url(self.url)
-        try:
-            deadline = time.monotonic() + 10
-            while time.monotonic() < deadline:
-                if self.process is None or self.process.poll() is not None:
-                    return False
-                try:
-                    if client.ping():
-                        return True
-                except sync_redis.ConnectionError:
-                    time.sleep(0.02)
-            return False
-        finally:
-            client.close()
 
 
 # --- the two bot processes ----------------------------------------------------------------------
@@ -903,7 +821,7 @@ async def soak(games: int, seed: int, seconds: float, parallel: int, log_path: s
     started = time.monotonic()
     stop_at = started + seconds
     with tempfile.TemporaryDirectory(prefix="tgcheat-soak-") as workdir:
-        server = RedisServer(workdir)
+        server = RedisServer(workdir, append_only=True)
         server.start()
         fake = FakeTelegram()
         stop = asyncio.Event()

