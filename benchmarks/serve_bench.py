@@ -36,19 +36,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import contextvars
 import cProfile
 import inspect
 import json
 import logging
 import os
-import signal
 import sys
-import threading
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Generator, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
@@ -62,7 +59,7 @@ from telegram.ext import ApplicationBuilder, CallbackQueryHandler, ContextTypes
 
 from tgcheat.bot.app import build_application
 from tgcheat.config import Config
-from tgcheat.web import create_web_app
+from tgcheat.web import GracefulServer, create_web_app
 
 TOKEN = "123456:BENCHMARK-token-for-offline-runs"
 SECRET = "bench-secret"
@@ -291,7 +288,7 @@ async def serve(args: argparse.Namespace) -> None:
         application = build_application(config, client, request=api, **kwargs)
     web = create_web_app(application, client, config)
     app = BenchApp(web, args.profile_kind)
-    server = _Server(
+    server = GracefulServer(
         uvicorn.Config(
             app,
             host="127.0.0.1",
@@ -324,25 +321,6 @@ def _limits_off() -> dict[str, Any]:
     if "group_messages_per_minute" in params:
         kwargs["group_messages_per_minute"] = 10**9
     return kwargs
-
-
-class _Server(uvicorn.Server):
-    """uvicorn's server, except that it does not re-raise SIGTERM/SIGINT after a graceful
-    shutdown, so that the profile is written and the process exits with status 0."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Generator[None, None, None]:
-        if threading.current_thread() is not threading.main_thread():
-            yield
-            return
-        originals = {
-            sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)
-        }
-        try:
-            yield
-        finally:
-            for sig, handler in originals.items():
-                signal.signal(sig, handler)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import importlib
 import logging
 import re
 import signal
 import socket
 import sys
-import threading
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, cast
 
 import redis.asyncio
@@ -30,7 +28,7 @@ from telegram.request import BaseRequest
 from tgcheat import simulate
 from tgcheat.config import Config, ConfigError
 from tgcheat.redis_connection import RedisStartError, open_redis
-from tgcheat.web import create_web_app
+from tgcheat.web import GracefulServer, create_web_app
 
 __all__ = ["build_parser", "main"]
 
@@ -93,7 +91,7 @@ async def _serve(config: Config) -> int:
             # initialize() is then a no-op.
             await application.initialize()
             web_app = create_web_app(application, redis_client, config)
-            server = _Server(
+            server = GracefulServer(
                 uvicorn.Config(
                     web_app,
                     lifespan="on",
@@ -125,25 +123,6 @@ def _listen(port: int) -> socket.socket:
         sock.close()
         raise StartupError(f"cannot listen on PORT {port}: {exc.strerror or exc}") from exc
     return sock
-
-
-class _Server(uvicorn.Server):
-    """uvicorn's server, except that it does not re-raise SIGTERM/SIGINT once it has shut down
-    gracefully: `serve` then closes Redis and the program exits with status 0."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Generator[None, None, None]:
-        if threading.current_thread() is not threading.main_thread():
-            yield
-            return
-        originals = {
-            sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)
-        }
-        try:
-            yield
-        finally:
-            for sig, handler in originals.items():
-                signal.signal(sig, handler)
 
 
 # --- set-webhook ---------------------------------------------------------------------------

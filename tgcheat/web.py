@@ -9,16 +9,20 @@ GET /healthz: 200 when Redis answers a PING, else 503.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import hmac
 import json
 import logging
-from collections.abc import AsyncIterator
+import signal
+import threading
+from collections.abc import AsyncIterator, Generator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import redis.asyncio
 import telegram
+import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
@@ -147,3 +151,22 @@ async def _report_error_to_request(update: object, context: ContextTypes.DEFAULT
     _LOGGER.error("Handling update %s failed", update_id, exc_info=error)
     if errors is not None and error is not None:
         errors.append(error)
+
+
+class GracefulServer(uvicorn.Server):
+    """uvicorn's server, except that it does not re-raise SIGTERM/SIGINT once it has shut down
+    gracefully: the program then closes what it opened (Redis) and exits with status 0."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        originals = {
+            sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)
+        }
+        try:
+            yield
+        finally:
+            for sig, handler in originals.items():
+                signal.signal(sig, handler)
