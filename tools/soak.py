@@ -84,11 +84,12 @@ import redis.asyncio as aioredis  # noqa: E402
 import redis.exceptions  # noqa: E402
 
 import tgcheat.bot.handlers as handlers_module  # noqa: E402
+from tests.support.buttons import press_matcher  # noqa: E402
 from tests.support.fake_telegram import FakeTelegram, JsonDict  # noqa: E402
 from tests.support.redis_server import RedisServer  # noqa: E402
 from tests.support.updates import UpdateFactory, User, group  # noqa: E402
 from tgcheat.bot.app import CheatApplication, build_application  # noqa: E402
-from tgcheat.bot.callbacks import BadCallback, Op, Press, parse  # noqa: E402
+from tgcheat.bot.callbacks import Op, Press  # noqa: E402
 from tgcheat.bot.deadlines import clock_action, now_ms  # noqa: E402
 from tgcheat.config import Config  # noqa: E402
 from tgcheat.engine.actions import (  # noqa: E402
@@ -556,16 +557,7 @@ class GameDriver:
     # -- taps, as a person makes them ------------------------------------------------------------
 
     def find(self, chat_id: int, wanted: Callable[[Press], bool]) -> tuple[int, str] | None:
-        def matches(button: JsonDict) -> bool:
-            data = button.get("callback_data")
-            if not data:
-                return False
-            try:
-                return wanted(parse(str(data)))
-            except BadCallback:
-                return False
-
-        found = self.fake.find_button(chat_id, matches)
+        found = self.fake.find_button(chat_id, press_matcher(wanted))
         return (found[0], str(found[1]["callback_data"])) if found is not None else None
 
     def tap_update(

@@ -7,8 +7,9 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from tests.bot.conftest import GROUP_ID, BotHarness
+from tests.support.buttons import press_matcher
 from tests.support.updates import User
-from tgcheat.bot.callbacks import Op, parse
+from tgcheat.bot.callbacks import Op
 from tgcheat.engine.cards import Rank
 from tgcheat.engine.game import play_limit
 from tgcheat.engine.state import GameState, Phase
@@ -16,14 +17,7 @@ from tgcheat.store.session import Session
 
 
 def has_op(op: Op, rank: Rank | None = None) -> Any:
-    def matches(button: dict[str, Any]) -> bool:
-        data = button.get("callback_data")
-        if not data:
-            return False
-        press = parse(data)
-        return press.op is op and (rank is None or press.rank is rank)
-
-    return matches
+    return press_matcher(lambda press: press.op is op and (rank is None or press.rank is rank))
 
 
 def start_payload(url: str) -> str:

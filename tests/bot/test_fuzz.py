@@ -36,6 +36,7 @@ from telegram.ext import ContextTypes
 from tests.bot.conftest import GROUP_ID, BotHarness, make_harness
 from tests.bot.play import install_game, seated
 from tests.engine.helpers import cards, state_with
+from tests.support.buttons import press_matcher
 from tests.support.fake_telegram import ApiError, FakeTelegram, JsonDict
 from tests.support.updates import User, private
 from tgcheat.bot.callbacks import SETTINGS_OPS, BadCallback, Op, Press, parse
@@ -379,16 +380,7 @@ def _user(user_id: int) -> User:
 
 
 def _button(fuzz: Table, chat_id: int, wanted: Callable[[Press], bool]) -> tuple[JsonDict, str]:
-    def matches(button: JsonDict) -> bool:
-        data = button.get("callback_data")
-        if not data:
-            return False
-        try:
-            return wanted(parse(str(data)))
-        except BadCallback:
-            return False
-
-    found = fuzz.fake.find_button(chat_id, matches)
+    found = fuzz.fake.find_button(chat_id, press_matcher(wanted))
     assert found is not None, f"no such button in chat {chat_id}"
     message_id, button = found
     return fuzz.fake.message(chat_id, message_id).to_api_dict(), str(button["callback_data"])
