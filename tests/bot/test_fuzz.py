@@ -588,8 +588,13 @@ def _fit_message(command: str, args: str | None) -> str | None:
     if args is None:
         return None
     room = 4096 - len(command) - 1
-    while len(args.encode("utf-16-le")) // 2 > room:
-        args = args[: room - (len(args.encode("utf-16-le")) // 2 - room) // 2 - 1]
+    units = 0
+    for index, char in enumerate(args):
+        # A character outside the Basic Multilingual Plane takes two UTF-16 code units.
+        units += 2 if ord(char) > 0xFFFF else 1
+        if units > room:
+            args = args[:index]
+            break
     return args or None
 
 
