@@ -341,6 +341,19 @@ def test_move_cap_fewest_cards_wins() -> None:
     assert state.result is not None and state.result.winner == 0
 
 
+def test_a_final_play_withdrawn_at_the_cap_ends_the_game() -> None:
+    """The last move the cap allows is a final play made by the clock, and its player is then
+    removed for timeouts: the play is withdrawn and the cap ends the game (found by the
+    property test: the game went on past the cap)."""
+    rules = Rules().with_option("afk_limit", "1")
+    hands = [cards("7♣"), cards("8♥", "3♣"), cards("5♦", "9♣", "10♣")]
+    state = state_with(hands, required=Rank.SEVEN, rules=rules, plays=299)
+    state, events = apply(state, Timeout(state.plays, False))
+    assert any(isinstance(e, PlayerLeft) and e.removed_for_timeouts for e in events)
+    assert state.result is not None and state.result.reason is EndReason.MOVE_CAP
+    assert state.plays == 300
+
+
 # --- players --------------------------------------------------------------------------------------
 
 

@@ -765,6 +765,9 @@ def _leave(state: GameState, seat: int, events: list[Event], *, removed: bool) -
         return _finish(state, EndReason.LAST_PLAYER, events, winner=active[0])
     if final_withdrawn:
         state = dataclasses.replace(state, phase=Phase.PLAYING, accepted=frozenset())
+        if _cap_reached(state):
+            # The withdrawn final play was the last move the cap allows.
+            return _finish_at_cap(state, events)
     if state.turn == seat:
         state = _new_turn(state, state.next_active(seat))
         if state.phase is Phase.PLAYING:
