@@ -5,10 +5,10 @@ once, with results shaped like Telegram's, and keeps only counters.
 parses the HTML of every text and keeps every message with its history: right for tests, but in
 a benchmark that work would be counted as the bot's own cost, and its records grow with every
 call. This class does what the bot's side of a real HTTP request costs, minus the network:
-python-telegram-bot builds the request (``RequestData``), the parameters are JSON-encoded as
-``HTTPXRequest`` would encode them, and the answer is JSON as Telegram's (a sent or edited
-message comes back with its text, chat, sender and keyboard), which python-telegram-bot decodes
-and hands over raw or as its objects, as the bot asks.
+the parameters are read as ``HTTPXRequest`` sends them (``RequestData.json_parameters``: each
+JSON-encoded unless a string), and the answer is JSON as Telegram's (a sent or edited message
+comes back with its text, chat, sender and keyboard), which python-telegram-bot decodes and
+hands over raw or as its objects, as the bot asks.
 
 Answered: getMe, sendMessage, editMessageText, editMessageReplyMarkup, answerCallbackQuery,
 deleteMessage, getChatMember; any other method answers ``true``. Nothing is refused.
@@ -86,40 +86,40 @@ class FastBotAPI(BaseRequest):
         pool_timeout: object = BaseRequest.DEFAULT_NONE,
     ) -> tuple[int, bytes]:
         api = url.rsplit("/", 1)[-1].lower()
-        params: dict[str, Any] = {}
-        if request_data is not None:
-            # What HTTPXRequest sends: every parameter JSON-encoded.
-            request_data.json_parameters  # noqa: B018 - paid for, as a real request pays
-            params = request_data.parameters
-        chat_id = params.get("chat_id")
+        # What HTTPXRequest sends: every parameter a string, JSON-encoded unless a string.
+        params = request_data.json_parameters if request_data is not None else {}
+        chat_id = _chat_id(params.get("chat_id"))
         if self.record is not None:
             toast = api == "answercallbackquery" and bool(params.get("text"))
             self.record(api, chat_kind(chat_id), toast)
         result = self._answer(api, params, chat_id)
-        return 200, json.dumps({"ok": True, "result": result}).encode()
+        return 200, b'{"ok":true,"result":' + result + b"}"
 
-    def _answer(self, api: str, params: dict[str, Any], chat_id: Any) -> Any:
-        if api == "sendmessage":
+    def _answer(self, api: str, params: dict[str, str], chat_id: int | None) -> bytes:
+        """The result as Telegram's JSON."""
+        if api == "sendmessage" and chat_id is not None:
             message_id = self._next_id.get(chat_id, 0) + 1
             self._next_id[chat_id] = message_id
             return self._message(params, chat_id, message_id, edited=False)
         if api in ("editmessagetext", "editmessagereplymarkup"):
             if chat_id is None:
-                return True  # an inline message
-            return self._message(params, chat_id, int(params.get("message_id", 1)), edited=True)
+                return b"true"  # an inline message
+            message_id = int(params.get("message_id", "1"))
+            return self._message(params, chat_id, message_id, edited=True)
         if api == "getme":
-            return self._bot_user
+            return json.dumps(self._bot_user).encode()
         if api == "getchatmember":
-            user_id = int(params.get("user_id", 0))
-            return {
+            user_id = int(params.get("user_id", "0"))
+            member = {
                 "status": "member",
                 "user": {"id": user_id, "is_bot": False, "first_name": f"User {user_id}"},
             }
-        return True
+            return json.dumps(member).encode()
+        return b"true"
 
     def _message(
-        self, params: dict[str, Any], chat_id: Any, message_id: int, *, edited: bool
-    ) -> dict[str, Any]:
+        self, params: dict[str, str], chat_id: int, message_id: int, *, edited: bool
+    ) -> bytes:
         now = int(time.time())
         if chat_kind(chat_id) == "group":
             chat: dict[str, Any] = {"id": chat_id, "type": "supergroup", "title": "Group"}
@@ -136,7 +136,16 @@ class FastBotAPI(BaseRequest):
         text = params.get("text")
         if text is not None:
             message["text"] = text
+        encoded = json.dumps(message)
         markup = params.get("reply_markup")
-        if isinstance(markup, dict) and "inline_keyboard" in markup:
-            message["reply_markup"] = markup
-        return message
+        if markup is not None and markup.startswith('{"inline_keyboard"'):
+            # The keyboard comes back as it was sent: its JSON goes in as it is.
+            encoded = f'{encoded[:-1]}, "reply_markup": {markup}}}'
+        return encoded.encode()
+
+
+def _chat_id(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None  # a @username: no benchmark sends one

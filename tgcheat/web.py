@@ -2,7 +2,8 @@
 
 POST <path of WEBHOOK_URL>: one update from Telegram. It is processed inside the request, so
 that a failure answers 500 and Telegram delivers the update again later (the store ignores an
-update it has already handled).
+update it has already handled). A button press goes straight from the JSON to tgcheat's
+handlers (`tgcheat.bot.taps`); every other update through python-telegram-bot's Update.
 GET /healthz: 200 when Redis answers a PING, else 503.
 """
 
@@ -16,7 +17,7 @@ import json
 import logging
 import signal
 import threading
-from collections.abc import AsyncIterator, Generator
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -29,6 +30,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from telegram.ext import Application, ContextTypes
 
+from tgcheat.bot.taps import Tap, tap_from_json
 from tgcheat.config import HEALTH_PATH, Config
 
 __all__ = ["SECRET_HEADER", "create_web_app"]
@@ -69,6 +71,9 @@ def create_web_app(
     expected = secret.encode()
 
     application.add_error_handler(_report_error_to_request)
+    # tgcheat's Application takes button presses straight from the JSON (CheatApplication);
+    # any other Application gets every update through python-telegram-bot.
+    handle_tap: Callable[[Tap], Awaitable[None]] | None = getattr(application, "handle_tap", None)
 
     async def webhook(request: Request) -> Response:
         given = request.headers.get(SECRET_HEADER, "").encode("utf-8", "replace")
@@ -83,26 +88,15 @@ def create_web_app(
             return PlainTextResponse("bad request: body is not JSON", status_code=400)
         if not isinstance(data, dict):
             return PlainTextResponse("bad request: not an update", status_code=400)
+        if handle_tap is not None and (tap := tap_from_json(data)) is not None:
+            return await _handle(handle_tap(tap), tap.update_id)
         _drop_what_handlers_never_read(data)
         try:
             update = telegram.Update.de_json(data, application.bot)
         except Exception:
             _LOGGER.warning("Webhook call with a body that is not an update", exc_info=True)
             return PlainTextResponse("bad request: not an update", status_code=400)
-
-        errors: list[BaseException] = []
-        token = _REQUEST_ERRORS.set(errors)
-        try:
-            await application.process_update(update)
-        except Exception:
-            _LOGGER.exception("Processing update %s failed", update.update_id)
-            return PlainTextResponse("error", status_code=500)
-        finally:
-            _REQUEST_ERRORS.reset(token)
-        if errors:
-            # Already logged by _report_error_to_request.
-            return PlainTextResponse("error", status_code=500)
-        return Response(status_code=200)
+        return await _handle(application.process_update(update), update.update_id)
 
     async def health(request: Request) -> Response:
         try:
@@ -132,6 +126,23 @@ def create_web_app(
         ],
         lifespan=lifespan,
     )
+
+
+async def _handle(processing: Awaitable[None], update_id: int) -> Response:
+    """200 once the update is handled; 500 if it failed, so that Telegram delivers it again."""
+    errors: list[BaseException] = []
+    token = _REQUEST_ERRORS.set(errors)
+    try:
+        await processing
+    except Exception:
+        _LOGGER.exception("Processing update %s failed", update_id)
+        return PlainTextResponse("error", status_code=500)
+    finally:
+        _REQUEST_ERRORS.reset(token)
+    if errors:
+        # Already logged by _report_error_to_request.
+        return PlainTextResponse("error", status_code=500)
+    return Response(status_code=200)
 
 
 def _drop_what_handlers_never_read(data: dict[str, Any]) -> None:

@@ -14,7 +14,8 @@ from telegram.ext import Application
 
 from tests.support.fake_telegram import FakeTelegram
 from tests.support.updates import UpdateFactory, User, group
-from tgcheat.bot.app import build_application
+from tgcheat.bot.app import CheatApplication, build_application
+from tgcheat.bot.taps import tap_from_json
 from tgcheat.config import Config
 from tgcheat.store.games import GameStore
 
@@ -31,7 +32,14 @@ class BotHarness:
     store: GameStore
 
     async def feed(self, update: dict[str, Any]) -> None:
-        await self.app.process_update(Update.de_json(update, self.app.bot))
+        """As the webhook does: a button press straight from the JSON, the rest through
+        python-telegram-bot's Update (``tgcheat.web``)."""
+        tap = tap_from_json(update)
+        if tap is not None:
+            assert isinstance(self.app, CheatApplication)
+            await self.app.handle_tap(tap)
+        else:
+            await self.app.process_update(Update.de_json(update, self.app.bot))
 
     async def command(self, user: User, text: str, chat: dict[str, Any] | None = None) -> None:
         name, _, args = text.partition(" ")

@@ -1011,30 +1011,34 @@ def chat_member_dict(user: Mapping[str, Any], status: str) -> JsonDict:
     return member
 
 
-def _json_or_value(value: Any) -> Any:
-    if isinstance(value, str) and value[:1] in "[{":
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
+def _json_or_value(value: str) -> Any:
+    """A parameter's JSON value; a string that is not JSON stays as it was sent, for the spec
+    check to name."""
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 
 
 _SEND_METHODS_WITHOUT_MESSAGE = {"sendchataction", "sendmediagroup", "sendgift", "sendmessagedraft"}
 # Params PTB or a caller may hand over JSON-serialized; decoded when api.json is absent.
-_JSON_PARAMS = {
-    "reply_markup",
-    "entities",
-    "caption_entities",
-    "reply_parameters",
-    "link_preview_options",
-    "commands",
-    "scope",
-    "menu_button",
-    "allowed_updates",
-    "media",
-    "permissions",
-    "results",
+#: Without the spec, the parameters taken as strings whatever they look like (the rest are
+#: read as JSON when they are JSON: numbers, booleans, objects, arrays).
+_STRING_PARAMS = {
+    "text",
+    "caption",
+    "callback_query_id",
+    "parse_mode",
+    "url",
+    "description",
+    "short_description",
+    "name",
+    "title",
+    "language_code",
+    "secret_token",
 }
 
 
@@ -1360,12 +1364,19 @@ class FakeTelegram(BaseRequest):
     def _decode_params(self, method: str, request_data: RequestData | None) -> JsonDict:
         if request_data is None:
             return {}
-        params: JsonDict = dict(request_data.parameters)
+        # What goes over the wire: each parameter a string, JSON-encoded unless it is a string
+        # (python-telegram-bot's form encoding). Decoded as Telegram reads it: by the field's
+        # type in the spec; an "Integer or String" field (a chat id) that is a number is one
+        # (and a fraction there is a Float, which the spec check refuses).
+        params: JsonDict = dict(request_data.json_parameters)
         fields = self.spec.method_fields(method) if self.spec is not None else {}
         for key, value in params.items():
             spec_field = fields.get(key)
-            takes_string = spec_field is not None and "String" in spec_field["types"]
-            if not takes_string and (spec_field is not None or key in _JSON_PARAMS):
+            types = spec_field["types"] if spec_field is not None else []
+            if "String" in types:
+                if "Integer" in types and _NUMBER.fullmatch(value):
+                    params[key] = json.loads(value)
+            elif spec_field is not None or key not in _STRING_PARAMS:
                 params[key] = _json_or_value(value)
         if request_data.contains_files:
             for name in request_data.multipart_data:

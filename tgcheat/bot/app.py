@@ -23,6 +23,7 @@ from telegram.request import BaseRequest
 from tgcheat.bot.handlers import Handlers
 from tgcheat.bot.publish import Publisher
 from tgcheat.bot.sender import Sender
+from tgcheat.bot.taps import Tap
 from tgcheat.bot.timers import Timers
 from tgcheat.i18n import N_, available_languages, load_all, translator
 from tgcheat.store.games import GROUP_MESSAGES_PER_MINUTE, GameStore
@@ -57,7 +58,14 @@ class CheatApplication(Application):  # type: ignore[type-arg]
     """An Application that runs the game clock while it runs (webhook or polling alike)."""
 
     timers: Timers | None = None
+    game_handlers: Handlers | None = None
     _clock_task: asyncio.Task[None] | None = None
+
+    async def handle_tap(self, tap: Tap) -> None:
+        """A button press read straight from the webhook's JSON (see `tgcheat.bot.taps`); an
+        exception escapes to the caller, as a handler's does not in `process_update`."""
+        assert self.game_handlers is not None, "built by build_application"
+        await self.game_handlers.tap(tap)
 
     async def start(self) -> None:
         await super().start()
@@ -93,11 +101,12 @@ def build_application(
         .base_file_url(config.base_file_url)
     )
     if throttle:
-        # Waits and retries on Telegram's RetryAfter (429); the per-group budget across
-        # processes is kept in Redis by the store (see GameStore.transact).
-        # Only Telegram's own RetryAfter paces the bot (wait, then retry): a fixed in-process
-        # rate would cap a process far below what Telegram allows a game bot, and the group
-        # budget that matters is kept across processes in Redis.
+        # Waits and retries on Telegram's RetryAfter (429), for the requests made through
+        # python-telegram-bot's Bot; the game's own messages go through Sender, which retries
+        # the same way. Only Telegram's own RetryAfter paces the bot (wait, then retry): a fixed
+        # in-process rate would cap a process far below what Telegram allows a game bot, and
+        # the per-group budget that matters is kept across processes in Redis by the store
+        # (see GameStore.transact).
         limiter = AIORateLimiter(max_retries=MAX_RETRIES, overall_max_rate=0, group_max_rate=0)
         # The builder's type names its rate limiter's; the built Application is the same.
         builder = builder.rate_limiter(limiter)  # type: ignore[arg-type]
@@ -106,11 +115,12 @@ def build_application(
     # Updates of different chats are independent; within a chat the store serialises changes.
     application = builder.concurrent_updates(True).build()
     store = GameStore(redis, group_messages_per_minute=group_messages_per_minute)
-    sender = Sender(application.bot)
+    sender = Sender(application.bot, retries=MAX_RETRIES if throttle else 0)
     publisher = Publisher(store, sender)
     handlers = Handlers(store, sender, publisher)
     assert isinstance(application, CheatApplication)
     application.timers = Timers(store, publisher)
+    application.game_handlers = handlers
     application.add_handler(CommandHandler("new", handlers.new))
     application.add_handler(CommandHandler("start", handlers.start))
     application.add_handler(CommandHandler("help", handlers.help))

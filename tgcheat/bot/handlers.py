@@ -15,7 +15,6 @@ from collections.abc import Callable
 from random import SystemRandom
 
 from telegram import (
-    CallbackQuery,
     Chat,
     ChatMember,
     InlineKeyboardButton,
@@ -35,6 +34,7 @@ from tgcheat.bot.progress import advance
 from tgcheat.bot.publish import Publisher, group_messages
 from tgcheat.bot.sender import Sender
 from tgcheat.bot.settings_texts import RULES_PROBLEMS
+from tgcheat.bot.taps import Tap, tap_from_update
 from tgcheat.engine.actions import (
     Accept,
     Action,
@@ -300,7 +300,14 @@ class Handlers:
         if session is not None and session.lobby is not None:
             await self._unjoin_reply(update, chat.id, user, tr)
             return
-        await self._game_action(update, chat.id, None, lambda s, g: Leave(_seat(g, user.id)), tr=tr)
+        await self._game_action(
+            update.update_id,
+            chat.id,
+            None,
+            lambda s, g: Leave(_seat(g, user.id)),
+            tr=tr,
+            reply_to=update,
+        )
 
     async def _unjoin_reply(self, update: Update, chat_id: int, user: User, tr: Translator) -> None:
         def remove_player(session: Session | None) -> tuple[Session | None, None]:
@@ -342,113 +349,117 @@ class Handlers:
             return
         session, _user, tr = managed
         if session.lobby is not None:
-            await self._cancel_lobby(update, session, tr)
+            await self._cancel_lobby(update.update_id, session)
             return
         await self._game_action(
-            update, session.chat_id, session.game_id, lambda s, g: Stop(), tr=tr
+            update.update_id,
+            session.chat_id,
+            session.game_id,
+            lambda s, g: Stop(),
+            tr=tr,
+            reply_to=update,
         )
 
     # --- buttons ----------------------------------------------------------------------------
 
     async def button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        query = update.callback_query
-        if query is None:
-            return
-        tr = translator(query.from_user.language_code)
-        try:
-            press = parse(query.data)
-        except BadCallback:
-            await self.sender.answer(query, tr._("This button is not valid."))
-            return
-        try:
-            await self._dispatch(update, query, press, tr)
-        except Refused as refused:
-            tr = await self._user_tr(query.from_user)
-            await self.sender.answer(query, tr._(refused.message))
-        except ActionRefused as refused:
-            tr = await self._user_tr(query.from_user)
-            await self.sender.answer(query, views.refusal_text(tr, refused.reason))
+        tap = tap_from_update(update)
+        if tap is not None:
+            await self.tap(tap)
 
-    async def _dispatch(
-        self, update: Update, query: CallbackQuery, press: Press, tr: Translator
-    ) -> None:
-        user_id = query.from_user.id
+    async def tap(self, tap: Tap) -> None:
+        """A button press, from the webhook's JSON or from polling's Update."""
+        tr = translator(tap.language_code)
+        try:
+            press = parse(tap.data)
+        except BadCallback:
+            await self.sender.answer(tap.query_id, tr._("This button is not valid."))
+            return
+        try:
+            await self._dispatch(tap, press, tr)
+        except Refused as refused:
+            tr = await self._language_of(tap.user_id, tap.language_code)
+            await self.sender.answer(tap.query_id, tr._(refused.message))
+        except ActionRefused as refused:
+            tr = await self._language_of(tap.user_id, tap.language_code)
+            await self.sender.answer(tap.query_id, views.refusal_text(tr, refused.reason))
+
+    async def _dispatch(self, tap: Tap, press: Press, tr: Translator) -> None:
+        user_id = tap.user_id
         match press.op:
             case Op.START:
-                await self._start_game(update, query, press, tr)
+                await self._start_game(tap, press)
             case Op.CANCEL:
                 session, _ = await self.store.load(press.chat_id)
                 if session is None or session.game_id != press.game_id or session.lobby is None:
                     raise Refused(STALE)
                 if not await self._may_manage(session, user_id):
                     raise Refused(NOT_ALLOWED)
-                await self._cancel_lobby(update, session, tr, query=query)
+                await self._cancel_lobby(tap.update_id, session, tap=tap)
             case Op.CHALLENGE:
                 now = now_ms()
                 await self._game_action(
-                    update,
+                    tap.update_id,
                     press.chat_id,
                     press.game_id,
                     lambda s, g: Challenge(_seat(g, user_id), press.number, now),
                     tr=tr,
-                    query=query,
+                    tap=tap,
                 )
             case Op.PASS:
                 await self._game_action(
-                    update,
+                    tap.update_id,
                     press.chat_id,
                     press.game_id,
                     lambda s, g: Pass(_current_seat(g, user_id, press.number)),
                     tr=tr,
-                    query=query,
+                    tap=tap,
                 )
             case Op.VOTE_YES | Op.VOTE_NO:
                 await self._game_action(
-                    update,
+                    tap.update_id,
                     press.chat_id,
                     press.game_id,
                     lambda s, g: PassVote(
                         _current_seat(g, user_id, press.number), press.op is Op.VOTE_YES
                     ),
                     tr=tr,
-                    query=query,
+                    tap=tap,
                     answer=N_("Your vote is in."),
                 )
             case Op.NEXT_GAME:
-                await self._next_game(update, query, press, tr)
+                await self._next_game(tap, press)
             case Op.SETTINGS_SHOW | Op.SETTINGS_SET:
-                await self._settings_press(query, press, tr)
+                await self._settings_press(tap, press, tr)
             case Op.LANGUAGE:
-                await self._language_press(query, press)
+                await self._language_press(tap, press)
             case Op.ACCEPT:
                 await self._game_action(
-                    update,
+                    tap.update_id,
                     press.chat_id,
                     press.game_id,
                     lambda s, g: Accept(_seat(g, user_id), press.number),
                     tr=tr,
-                    query=query,
+                    tap=tap,
                     answer=N_("You believe it."),
                 )
             case Op.PICK | Op.CLEAR:
-                await self._pick(query, press, tr)
+                await self._pick(tap, press, tr)
             case Op.PLAY:
                 await self._game_action(
-                    update,
+                    tap.update_id,
                     press.chat_id,
                     press.game_id,
                     lambda s, g: _play_from_press(g, user_id, press),
                     tr=tr,
-                    query=query,
+                    tap=tap,
                 )
 
-    async def _start_game(
-        self, update: Update, query: CallbackQuery, press: Press, tr: Translator
-    ) -> None:
+    async def _start_game(self, tap: Tap, press: Press) -> None:
         session, _ = await self.store.load(press.chat_id)
         if session is None or session.game_id != press.game_id or session.lobby is None:
             raise Refused(STALE)
-        if not await self._may_manage(session, query.from_user.id):
+        if not await self._may_manage(session, tap.user_id):
             raise Refused(NOT_ALLOWED)
         now = now_ms()
 
@@ -466,39 +477,38 @@ class Handlers:
             return advance(started, state, events, now), tuple(events)
 
         committed = await self.store.transact(
-            press.chat_id, deal, update_id=update.update_id, group_messages=group_messages
+            press.chat_id, deal, update_id=tap.update_id, group_messages=group_messages
         )
-        await self.sender.answer(query)
+        await self.sender.answer(tap.query_id)
         await self._publish(committed)
 
     async def _cancel_lobby(
         self,
-        update: Update,
+        update_id: int,
         session: Session,
-        tr: Translator,
-        query: CallbackQuery | None = None,
+        *,
+        tap: Tap | None = None,
     ) -> None:
         def close(current: Session | None) -> tuple[Session | None, None]:
             _open_lobby(current, session.game_id)
             assert current is not None
             return dataclasses.replace(current, lobby=None, game=None), None
 
-        committed = await self.store.transact(session.chat_id, close, update_id=update.update_id)
-        if query is not None:
-            await self.sender.answer(query)
+        committed = await self.store.transact(session.chat_id, close, update_id=update_id)
+        if tap is not None:
+            await self.sender.answer(tap.query_id)
         if committed.changed:
             await self.publisher.close_lobby(session, committed.messages)
 
-    async def _pick(self, query: CallbackQuery, press: Press, tr: Translator) -> None:
+    async def _pick(self, tap: Tap, press: Press, tr: Translator) -> None:
         """Picking cards changes nothing stored: the selection travels in the buttons."""
-        message = query.message
-        if message is None or message.chat.id != query.from_user.id:
+        if tap.chat_id is None or tap.message_id is None or tap.chat_id != tap.user_id:
             # A hand is only ever drawn in its owner's private chat (forged data elsewhere).
             raise Refused(STALE)
         session, _ = await self.store.load(press.chat_id)
         game = _current_game(session, press.game_id)
         assert session is not None
-        seat = _seat(game, query.from_user.id)
+        seat = _seat(game, tap.user_id)
         if game.plays != press.number or play_limit(game, seat) == 0:
             raise Refused(STALE)
         selection = ""
@@ -511,19 +521,20 @@ class Handlers:
             if sum(selected.values()) > play_limit(game, seat):
                 raise ActionRefused(Refusal.BAD_CARD_COUNT)
             selection = "".join(rank.code for rank in sorted(selected.elements()))
-        await self.sender.answer(query)
+        await self.sender.answer(tap.query_id)
         view = views.hand_view(tr, session, game, seat, session.title, selection)
-        await self.sender.edit(message.chat.id, message.message_id, view)
+        await self.sender.edit(tap.chat_id, tap.message_id, view)
 
     async def _game_action(
         self,
-        update: Update,
+        update_id: int,
         chat_id: int,
         game_id: str | None,
         make_action: Callable[[Session, GameState], Action],
         *,
         tr: Translator,
-        query: CallbackQuery | None = None,
+        tap: Tap | None = None,
+        reply_to: Update | None = None,
         answer: str | None = None,
     ) -> None:
         now = now_ms()
@@ -536,22 +547,22 @@ class Handlers:
 
         try:
             committed = await self.store.transact(
-                chat_id, act, update_id=update.update_id, group_messages=group_messages
+                chat_id, act, update_id=update_id, group_messages=group_messages
             )
         except (Refused, ActionRefused) as refused:
-            if query is not None:
+            if tap is not None or reply_to is None:
                 raise
             text = (
                 refused.message if isinstance(refused, Refused) else views.REFUSALS[refused.reason]
             )
-            await self._reply(update, tr, text)
+            await self._reply(reply_to, tr, text)
             return
-        if query is not None:
+        if tap is not None:
             if answer and committed.changed and committed.session is not None:
-                own = translator(committed.session.language_of(query.from_user.id))
-                await self.sender.answer(query, own._(answer))
+                own = translator(committed.session.language_of(tap.user_id))
+                await self.sender.answer(tap.query_id, own._(answer))
             else:
-                await self.sender.answer(query)
+                await self.sender.answer(tap.query_id)
         await self._publish(committed)
 
     async def _publish(self, committed: Committed[tuple[Event, ...]]) -> None:
@@ -571,11 +582,9 @@ class Handlers:
             table_deferred=committed.table_deferred,
         )
 
-    async def _next_game(
-        self, update: Update, query: CallbackQuery, press: Press, tr: Translator
-    ) -> None:
+    async def _next_game(self, tap: Tap, press: Press) -> None:
         """The next game of a match: same seats, the dealer one seat on."""
-        user_id = query.from_user.id
+        user_id = tap.user_id
         session, _ = await self.store.load(press.chat_id)
         if session is None or session.game_id != press.game_id or session.match is None:
             raise Refused(STALE)
@@ -596,12 +605,11 @@ class Handlers:
             return advance(fresh, state, events, now), tuple(events)
 
         committed = await self.store.transact(
-            press.chat_id, deal, update_id=update.update_id, group_messages=group_messages
+            press.chat_id, deal, update_id=tap.update_id, group_messages=group_messages
         )
-        await self.sender.answer(query)
-        message = query.message
-        if committed.changed and message is not None:
-            await self.sender.edit_markup(message.chat.id, message.message_id, None)
+        await self.sender.answer(tap.query_id)
+        if committed.changed and tap.chat_id is not None and tap.message_id is not None:
+            await self.sender.edit_markup(tap.chat_id, tap.message_id, None)
         if committed.changed and committed.session is not None:
             # The new game gets a new table message at the bottom of the chat.
             await self.store.clear_messages(press.chat_id)
@@ -625,11 +633,11 @@ class Handlers:
         else:
             await self.sender.send(chat.id, views.language_view(tr, chat.id, tr.language, False))
 
-    async def _language_press(self, query: CallbackQuery, press: Press) -> None:
+    async def _language_press(self, tap: Tap, press: Press) -> None:
         language = press.game_id
         if language not in available_languages():
             raise Refused(STALE)
-        user_id = query.from_user.id
+        user_id = tap.user_id
         chosen = translator(language)
         if press.chat_id < 0:
             if not await self._is_admin(press.chat_id, user_id):
@@ -640,11 +648,10 @@ class Handlers:
             await self.store.save_user_language(user_id, language)
         else:
             raise Refused(STALE)
-        await self.sender.answer(query, chosen._("Language saved."))
-        message = query.message
-        if message is not None:
+        await self.sender.answer(tap.query_id, chosen._("Language saved."))
+        if tap.chat_id is not None and tap.message_id is not None:
             view = views.language_view(chosen, press.chat_id, language, press.chat_id < 0)
-            await self.sender.edit(message.chat.id, message.message_id, view)
+            await self.sender.edit(tap.chat_id, tap.message_id, view)
 
     async def _set_session_language(self, chat_id: int, language: str) -> None:
         """The open lobby or game switches too: its table is re-drawn whole in the new
@@ -665,8 +672,11 @@ class Handlers:
             await self.publisher.refresh_table(session, session.game, committed.messages)
 
     async def _user_tr(self, user: User) -> Translator:
+        return await self._language_of(user.id, user.language_code)
+
+    async def _language_of(self, user_id: int, language_code: str | None) -> Translator:
         """A person's language: their /language choice, else Telegram's, else English."""
-        return translator(await self.store.user_language(user.id) or user.language_code)
+        return translator(await self.store.user_language(user_id) or language_code)
 
     # --- settings ---------------------------------------------------------------------------
 
@@ -704,9 +714,9 @@ class Handlers:
             return True
         return await self._is_admin(chat_id, user_id)
 
-    async def _settings_press(self, query: CallbackQuery, press: Press, tr: Translator) -> None:
+    async def _settings_press(self, tap: Tap, press: Press, tr: Translator) -> None:
         chat_id = press.chat_id
-        if not await self._may_change_settings(chat_id, query.from_user.id):
+        if not await self._may_change_settings(chat_id, tap.user_id):
             raise Refused(NOT_ALLOWED)
         rules = await self.store.group_rules(chat_id) or Rules()
         group_tr = translator(await self.store.group_language(chat_id) or tr.language)
@@ -715,21 +725,20 @@ class Handlers:
                 view = views.settings_view(group_tr, chat_id, rules)
             else:
                 view = views.option_view(group_tr, chat_id, rules, _option_index(press.game_id))
-            await self.sender.answer(query)
+            await self.sender.answer(tap.query_id)
         else:
             try:
                 rules = _changed_rules(rules, press)
             except InvalidRules as invalid:
                 # Refused when chosen, with the reason, never at play time (RULES.md).
-                await self.sender.answer(query, tr._(RULES_PROBLEMS[invalid.reason]))
+                await self.sender.answer(tap.query_id, tr._(RULES_PROBLEMS[invalid.reason]))
                 return
             await self.store.save_group_rules(chat_id, rules)
             await self._apply_to_open_lobby(chat_id, rules)
-            await self.sender.answer(query, tr._("Saved for the next games."))
+            await self.sender.answer(tap.query_id, tr._("Saved for the next games."))
             view = views.settings_view(group_tr, chat_id, rules)
-        message = query.message
-        if message is not None:
-            await self.sender.edit(message.chat.id, message.message_id, view)
+        if tap.chat_id is not None and tap.message_id is not None:
+            await self.sender.edit(tap.chat_id, tap.message_id, view)
 
     async def _apply_to_open_lobby(self, chat_id: int, rules: Rules) -> None:
         """An open lobby is the group's next game: it takes the new rules too."""
@@ -795,11 +804,12 @@ class Handlers:
                 await self._reply(update, tr, views.REFUSALS[Refusal.NOT_IN_GAME])
             return
         await self._game_action(
-            update,
+            update.update_id,
             chat_id,
             session.game_id,
             lambda s, g: Leave(_seat(g, user_id)),
             tr=tr or translator(session.language),
+            reply_to=update,
         )
 
     async def bot_membership(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
