@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import contextvars
 import hmac
-import json
 import logging
 import signal
 import threading
@@ -21,6 +20,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Generator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import orjson
 import redis.asyncio
 import telegram
 import uvicorn
@@ -82,8 +82,8 @@ def create_web_app(
             return PlainTextResponse("forbidden", status_code=403)
         body = await request.body()
         try:
-            data = json.loads(body)
-        except ValueError:
+            data = orjson.loads(body)
+        except orjson.JSONDecodeError:
             _LOGGER.warning("Webhook call with a body that is not JSON, refused")
             return PlainTextResponse("bad request: body is not JSON", status_code=400)
         if not isinstance(data, dict):

@@ -368,7 +368,7 @@ def _settable_keys(press: Press | None, user: User) -> set[bytes]:
     if press.op in (*SETTINGS_OPS, Op.LANGUAGE) and user.id == ADMIN.id:
         keys.add(f"tgc:group:{press.chat_id}")
         if press.op is Op.LANGUAGE:
-            keys |= {f"tgc:chat:{press.chat_id}", f"tgc:msg:{press.chat_id}"}
+            keys.add(f"tgc:chat:{press.chat_id}")
     return {key.encode() for key in keys}
 
 

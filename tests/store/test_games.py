@@ -119,15 +119,27 @@ async def test_the_same_update_delivered_twice_at_once_applies_once(redis: Redis
     assert loaded is not None and loaded.lobby is not None and len(loaded.lobby.players) == 1
 
 
-async def test_message_ids_are_kept_per_chat(redis: Redis) -> None:
+async def test_message_ids_are_kept_per_chat_with_its_session(redis: Redis) -> None:
     store = GameStore(redis)
+    # No session, nothing to show: an id sent as a session went away is not kept.
+    await store.set_messages(CHAT, {"table": 4})
+    assert await redis.exists(f"tgc:chat:{CHAT}") == 0
+    session = _game_session()
+    await store.transact(CHAT, lambda current: (session, None))
     await store.set_messages(CHAT, {"table": 5, "hand:1": 9})
     await store.set_message(CHAT, "hand:2", 11)
-    _, messages = await store.load(CHAT)
+    loaded, messages = await GameStore(redis).load(CHAT)
+    assert loaded == session
     assert messages == {"table": 5, "hand:1": 9, "hand:2": 11}
+    # A change of the game keeps them, and they expire with it.
+    await store.transact(CHAT, lambda current: (dataclasses.replace(session, title="New"), None))
+    _, messages = await GameStore(redis).load(CHAT)
+    assert messages == {"table": 5, "hand:1": 9, "hand:2": 11}
+    assert 0 < await redis.ttl(f"tgc:chat:{CHAT}") <= SESSION_TTL_S
     await store.clear_messages(CHAT, keep=("table",))
-    _, messages = await store.load(CHAT)
+    loaded, messages = await GameStore(redis).load(CHAT)
     assert messages == {"table": 5}
+    assert loaded is not None and loaded.title == "New"
 
 
 @pytest.mark.parametrize("players", [3, 6])

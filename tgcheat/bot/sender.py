@@ -13,11 +13,11 @@ from __future__ import annotations
 import asyncio
 import datetime
 import enum
-import json
 import logging
 import warnings
 from typing import Any
 
+import orjson
 from telegram import Bot
 from telegram.error import BadRequest, Forbidden, RetryAfter
 from telegram.request import RequestData
@@ -51,7 +51,7 @@ def _request_data(params: JsonParams) -> RequestData:
     every request in the tests goes through it)."""
     return RequestData(
         [
-            RequestParameter(name, value if isinstance(value, str) else json.dumps(value), None)
+            RequestParameter(name, value if isinstance(value, str) else _json(value), None)
             for name, value in params.items()
         ]
     )
@@ -162,6 +162,10 @@ def _message_params(view: View) -> JsonParams:
     if view.markup is not None:
         request["reply_markup"] = view.markup
     return request
+
+
+def _json(value: object) -> str:
+    return orjson.dumps(value).decode()
 
 
 def _retry_seconds(error: RetryAfter) -> float:

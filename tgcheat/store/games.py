@@ -14,7 +14,7 @@ import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, cast
+from typing import Generic, TypeVar, cast
 
 from redis.asyncio import Redis
 
@@ -37,8 +37,8 @@ BACKOFF_S = 0.002
 #: How many chats' last state one process keeps as a hint (a busy process's working set).
 CACHE_CHATS = 10_000
 
-# KEYS[1] session hash, KEYS[2] update marker, KEYS[3] message-id hash, KEYS[4] deadlines,
-# KEYS[5] the group's message budget (a token bucket), KEYS[6] deferred tables.
+# KEYS[1] session hash, KEYS[2] update marker, KEYS[3] deadlines, KEYS[4] the group's message
+# budget (a token bucket), KEYS[5] deferred tables.
 # ARGV[1] expected version, ARGV[2] new document, ARGV[3] session TTL, ARGV[4] update TTL,
 # ARGV[5] "1" when there is an update id to remember, ARGV[6] chat id, ARGV[7] the session's
 # next deadline (ms; "0": none), ARGV[8] group messages this change will send (the table edit
@@ -86,18 +86,17 @@ if ARGV[5] == '1' then
 end
 redis.call('HSET', KEYS[1], 'v', tonumber(version) + 1, 'd', ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
-redis.call('EXPIRE', KEYS[3], ARGV[3])
 if ARGV[7] == '0' then
-  redis.call('ZREM', KEYS[4], ARGV[6])
+  redis.call('ZREM', KEYS[3], ARGV[6])
 else
-  redis.call('ZADD', KEYS[4], ARGV[7], ARGV[6])
+  redis.call('ZADD', KEYS[3], ARGV[7], ARGV[6])
 end
 local cost = tonumber(ARGV[8])
 if cost > 0 then
   local per_minute, now = tonumber(ARGV[9]), tonumber(ARGV[10])
-  local tokens = spend(KEYS[5], cost, per_minute, now)
+  local tokens = spend(KEYS[4], cost, per_minute, now)
   if tokens < 0 then
-    defer(KEYS[5], KEYS[6], ARGV[6], tokens, per_minute, now)
+    defer(KEYS[4], KEYS[5], ARGV[6], tokens, per_minute, now)
     return 2
   end
 end
@@ -124,19 +123,36 @@ return 1
 )
 
 
-# KEYS[1] a chat's message ids; ARGV the names to keep. One round trip at a game's end.
+# A session hash holds the version ("v"), the document ("d") and the ids of the messages that
+# show the game, one field each ("m:<name>"): one read gets them all, and they expire together.
+MESSAGE_FIELD = "m:"
+
+# KEYS[1] session hash, KEYS[2] the update's marker. The session hash, and whether the update
+# was handled already.
+_READ_SCRIPT = """
+return {redis.call('HGETALL', KEYS[1]), redis.call('EXISTS', KEYS[2])}
+"""
+
+# KEYS[1] session hash; ARGV field, value, field, value... Message ids are kept only while the
+# session is: a message sent as the session went away (expired, or the bot left) is not kept.
+_SET_MESSAGES_SCRIPT = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
+"""
+
+# KEYS[1] session hash; ARGV the message fields to keep. One round trip at a game's end.
 _CLEAR_SCRIPT = f"""
-local kept = {{}}
-for _, name in ipairs(ARGV) do
-  local value = redis.call('HGET', KEYS[1], name)
-  if value then table.insert(kept, name); table.insert(kept, value) end
+local keep = {{}}
+for _, field in ipairs(ARGV) do keep[field] = true end
+local gone = {{}}
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if string.sub(field, 1, {len(MESSAGE_FIELD)}) == '{MESSAGE_FIELD}' and not keep[field] then
+    table.insert(gone, field)
+  end
 end
-redis.call('DEL', KEYS[1])
-if #kept > 0 then
-  redis.call('HSET', KEYS[1], unpack(kept))
-  redis.call('EXPIRE', KEYS[1], {SESSION_TTL_S})
-end
-return #kept / 2
+if #gone > 0 then redis.call('HDEL', KEYS[1], unpack(gone)) end
+return #gone
 """
 
 
@@ -186,6 +202,8 @@ class GameStore:
         self._cas = redis.register_script(_CAS_SCRIPT)
         self._take = redis.register_script(_TAKE_SCRIPT)
         self._clear = redis.register_script(_CLEAR_SCRIPT)
+        self._read_with_update = redis.register_script(_READ_SCRIPT)
+        self._set_messages = redis.register_script(_SET_MESSAGES_SCRIPT)
 
     @property
     def _deadlines_key(self) -> str:
@@ -218,7 +236,7 @@ class GameStore:
         """Remove everything kept for a group's game (the bot left it, or it moved)."""
         self._cache.pop(chat_id, None)
         async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.delete(self._session_key(chat_id), self._messages_key(chat_id))
+            pipe.delete(self._session_key(chat_id))
             pipe.zrem(self._deadlines_key, chat_id)
             pipe.zrem(self._deferred_key, chat_id)
             await pipe.execute()
@@ -230,27 +248,27 @@ class GameStore:
     def _session_key(self, chat_id: int) -> str:
         return f"{self._prefix}:chat:{chat_id}"
 
-    def _messages_key(self, chat_id: int) -> str:
-        return f"{self._prefix}:msg:{chat_id}"
-
     def _update_key(self, update_id: int) -> str:
         return f"{self._prefix}:upd:{update_id}"
 
     async def _read(
         self, chat_id: int, update_id: int | None
     ) -> tuple[Session | None, int, dict[str, int], bool]:
-        # One round trip: the session, its message ids and whether the update was seen.
-        async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.hmget(self._session_key(chat_id), "v", "d")
-            pipe.hgetall(self._messages_key(chat_id))
-            if update_id is not None:
-                pipe.exists(self._update_key(update_id))
-            replies = await pipe.execute()
-        (raw_version, raw_doc), raw_messages = replies[0], replies[1]
-        seen = bool(replies[2]) if update_id is not None else False
+        """One round trip: the session, its message ids and whether the update was seen."""
+        key = self._session_key(chat_id)
+        if update_id is None:
+            fields = cast(dict[bytes, bytes], await self._redis.hgetall(key))
+            seen = False
+        else:
+            flat, seen_flag = await self._read_with_update(keys=[key, self._update_key(update_id)])
+            fields = dict(zip(flat[::2], flat[1::2], strict=True))
+            seen = bool(seen_flag)
+        raw_doc = fields.pop(b"d", None)
+        version = int(fields.pop(b"v", 0))
         session = decode(raw_doc) if raw_doc is not None else None
-        messages = {k.decode(): int(v) for k, v in raw_messages.items()}
-        return session, int(raw_version or 0), messages, seen
+        prefix = len(MESSAGE_FIELD)
+        messages = {field[prefix:].decode(): int(value) for field, value in fields.items()}
+        return session, version, messages, seen
 
     async def load(self, chat_id: int) -> tuple[Session | None, dict[str, int]]:
         session, version, messages, _seen = await self._read(chat_id, None)
@@ -311,7 +329,6 @@ class GameStore:
                 keys=[
                     self._session_key(chat_id),
                     self._update_key(update_id or 0),
-                    self._messages_key(chat_id),
                     self._deadlines_key,
                     f"{self._prefix}:rate:{chat_id}",
                     self._deferred_key,
@@ -366,27 +383,23 @@ class GameStore:
         await self._redis.hset(f"{self._prefix}:user:{user_id}", "lang", language)
 
     async def set_message(self, chat_id: int, name: str, message_id: int) -> None:
-        self._remember_messages(chat_id, {name: message_id}, replace=False)
-        key = self._messages_key(chat_id)
-        async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.hset(key, name, message_id)
-            pipe.expire(key, SESSION_TTL_S)
-            await pipe.execute()
+        await self.set_messages(chat_id, {name: message_id})
 
     async def set_messages(self, chat_id: int, ids: Mapping[str, int]) -> None:
         if not ids:
             return
         self._remember_messages(chat_id, ids, replace=False)
-        key = self._messages_key(chat_id)
-        async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.hset(key, mapping=cast(Any, ids))
-            pipe.expire(key, SESSION_TTL_S)
-            await pipe.execute()
+        fields: list[str | int] = []
+        for name, message_id in ids.items():
+            fields += (MESSAGE_FIELD + name, message_id)
+        await self._set_messages(keys=[self._session_key(chat_id)], args=fields)
 
     async def clear_messages(self, chat_id: int, *, keep: tuple[str, ...] = ()) -> None:
         """Forget the message ids of a finished game (all but ``keep``)."""
         self._cache.pop(chat_id, None)
-        await self._clear(keys=[self._messages_key(chat_id)], args=list(keep))
+        await self._clear(
+            keys=[self._session_key(chat_id)], args=[MESSAGE_FIELD + name for name in keep]
+        )
 
 
 def _text(value: bytes | str) -> str:

@@ -6,9 +6,10 @@ rules are stored as the options that differ from the defaults.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from tgcheat.engine.cards import Card, Rank
 from tgcheat.engine.lobby import Lobby
@@ -68,11 +69,11 @@ def encode(session: Session) -> bytes:
         doc["l"] = {"r": _rules_doc(session.lobby.rules), "p": session.lobby.players}
     if session.game is not None:
         doc["s"] = _state_doc(session.game)
-    return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()
+    return orjson.dumps(doc)
 
 
 def decode(raw: bytes) -> Session:
-    doc = json.loads(raw)
+    doc = orjson.loads(raw)
     lobby = None
     if "l" in doc:
         lobby = Lobby(
