@@ -8,9 +8,11 @@ data itself (one rank code per card), so picking cards needs no write to Redis.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tgcheat.engine.cards import Rank
@@ -51,17 +53,27 @@ class Press:
     rank: Rank | None = None
 
     def encode(self) -> str:
-        parts = [self.op.value, str(self.chat_id), self.game_id, str(self.number)]
-        if self.op in (Op.PICK, Op.PLAY, Op.CLEAR):
-            parts.append(self.selection)
-            parts.append(self.rank.code if self.rank is not None else "")
-        data = ":".join(parts)
+        data = f"{self.op}:{self.chat_id}:{self.game_id}:{self.number}"
+        if self.op in _WITH_SELECTION:
+            data += f":{self.selection}:{self.rank.code if self.rank is not None else ''}"
         if len(data.encode()) > MAX_CALLBACK_BYTES:
             raise ValueError(f"callback data too long: {data!r}")
         return data
 
+    def encode_each(self, ranks: Iterable[Rank]) -> list[str]:
+        """The data of this press with each of ``ranks`` (a keyboard's row of ranks): one
+        encoding, the rank code appended to it."""
+        base = dataclasses.replace(self, rank=None).encode()
+        if len(base.encode()) + 1 > MAX_CALLBACK_BYTES:
+            raise ValueError(f"callback data too long: {base!r}")
+        return [base + rank.code for rank in ranks]
+
     def selected(self) -> Counter[Rank]:
         return Counter(Rank.from_code(code) for code in self.selection)
+
+
+#: Ops of the hand keyboard, whose data carries the selection and a rank.
+_WITH_SELECTION = frozenset({Op.PICK, Op.PLAY, Op.CLEAR})
 
 
 class BadCallback(ValueError):
@@ -84,7 +96,7 @@ def parse(data: str | None) -> Press:
         op = Op(parts[0])
     except ValueError:
         raise BadCallback(f"unknown op {parts[0]!r}") from None
-    with_selection = op in (Op.PICK, Op.PLAY, Op.CLEAR)
+    with_selection = op in _WITH_SELECTION
     if len(parts) != (6 if with_selection else 4):
         raise BadCallback("wrong number of fields")
     _, chat, game_id, number = parts[:4]

@@ -454,14 +454,14 @@ def _play_rows(
 ) -> list[list[Button]]:
     held = count_by_rank(state.players[seat].hand)
     selection = "".join(r.code for r in sorted(selected.elements()))
+    picks = Press(Op.PICK, session.chat_id, session.game_id, state.plays, selection)
     buttons = []
-    for rank, count in held.items():
+    for (rank, count), data in zip(held.items(), picks.encode_each(held), strict=True):
         chosen = selected[rank]
         label = rank_symbol(tr, rank) + (f" ×{count}" if count > 1 else "")
         if chosen:
             label = f"✅ {rank_symbol(tr, rank)} {chosen}/{count}"
-        press = Press(Op.PICK, session.chat_id, session.game_id, state.plays, selection, rank)
-        buttons.append(button(label, callback_data=press.encode()))
+        buttons.append(button(label, callback_data=data))
     rows = _in_rows(buttons)
     total = sum(selected.values())
     clear = Press(Op.CLEAR, session.chat_id, session.game_id, state.plays, "", None)
@@ -475,14 +475,10 @@ def _play_rows(
     elif total:
         # No rank is required: the player names one (any rank, even one they do not hold).
         lines.append(tr._("Now tap the rank you claim:"))
+        play = Press(Op.PLAY, session.chat_id, session.game_id, state.plays, selection)
         claims = [
-            button(
-                rank_symbol(tr, rank),
-                callback_data=Press(
-                    Op.PLAY, session.chat_id, session.game_id, state.plays, selection, rank
-                ).encode(),
-            )
-            for rank in CLAIMABLE_RANKS
+            button(rank_symbol(tr, rank), callback_data=data)
+            for rank, data in zip(CLAIMABLE_RANKS, play.encode_each(CLAIMABLE_RANKS), strict=True)
         ]
         rows += _in_rows(claims, width=7)
         rows.append([clear_button])

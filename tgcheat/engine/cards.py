@@ -137,7 +137,7 @@ def full_deck(decks: int = 1, jokers: bool = False) -> tuple[Card, ...]:
 
 def count_by_rank(cards: Iterable[Card]) -> dict[Rank, int]:
     """How many cards of each rank, in rank order (how a hand is shown: grouped by rank)."""
-    counts = Counter(card.rank for card in cards)
+    counts = Counter(_RANK_AT[card % CODES_PER_DECK] for card in cards)
     return {rank: counts[rank] for rank in sorted(counts)}
 
 

@@ -171,15 +171,15 @@ def _state_from_doc(doc: dict[str, Any]) -> GameState:
     return GameState(
         rules=Rules.from_dict(doc["r"]),
         players=tuple(
-            Player(uid, name, tuple(Card(c) for c in hand), bool(left), timeouts)
+            Player(uid, name, tuple(map(Card, hand)), bool(left), timeouts)
             for uid, name, hand, left, timeouts in doc["p"]
         ),
         dealer=doc["d"],
         turn=doc["t"],
         required=Rank(doc["q"]) if doc["q"] else None,
-        pile=tuple(Card(c) for c in doc["k"]),
+        pile=tuple(map(Card, doc["k"])),
         open_claims=tuple(_claim_from_doc(c) for c in doc["o"]),
-        set_aside=tuple(Card(c) for c in doc.get("x", ())),
+        set_aside=tuple(map(Card, doc.get("x", ()))),
         plays=doc["n"],
         phase=Phase(doc["f"]),
         accepted=frozenset(doc.get("a", ())),
