@@ -170,6 +170,11 @@ class Http:
         self.all: list[Connection] = []
         self.samples: list[Sample] = []
         self.stop_at = float("inf")
+        #: Cleared to pause the load (see pause()); set, updates flow.
+        self.gate = asyncio.Event()
+        self.gate.set()
+        self.in_flight = 0
+        self._drained = asyncio.Event()
 
     def _connect(self, server: int) -> Connection:
         url = self.base_urls[server]
@@ -200,19 +205,39 @@ class Http:
             "x-telegram-bot-api-secret-token": SECRET,
             KIND_HEADER: kind,
         }
+        await self.gate.wait()
         async with self.semaphore:
             if self.stopped():
                 raise Stop
             idle = self.idle[server]
             connection = idle.pop() if idle else self._connect(server)
+            self.in_flight += 1
             try:
                 start = time.perf_counter()
                 status = await connection.post(WEBHOOK_PATH, headers, body)
                 end = time.perf_counter()
             finally:
                 idle.append(connection)
+                self.in_flight -= 1
+                if self.in_flight == 0:
+                    self._drained.set()
         self.samples.append(Sample(kind, start, end, status))
         return status
+
+    async def pause(self) -> None:
+        """Hold back new updates and wait for those in flight (a post already past the gate
+        may still start one more: wait until none is)."""
+        self.gate.clear()
+        while self.in_flight:
+            self._drained.clear()
+            await self._drained.wait()
+        await asyncio.sleep(0.05)
+        while self.in_flight:
+            self._drained.clear()
+            await self._drained.wait()
+
+    def resume(self) -> None:
+        self.gate.set()
 
 
 def bot_message(chat: dict[str, Any], message_id: int, view: views.View) -> dict[str, Any]:

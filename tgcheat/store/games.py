@@ -199,6 +199,9 @@ class GameStore:
         #: Per chat: the version, session and message ids this process last saw. Only a hint
         #: that may save a read; Redis stays the truth (see transact).
         self._cache: dict[int, tuple[int, Session | None, dict[str, int]]] = {}
+        #: Per chat: the last stored document this process wrote or read, and its session, so
+        #: that reading the same document again skips decoding it (sessions are immutable).
+        self._decoded: dict[int, tuple[bytes, Session]] = {}
         self._cas = redis.register_script(_CAS_SCRIPT)
         self._take = redis.register_script(_TAKE_SCRIPT)
         self._clear = redis.register_script(_CLEAR_SCRIPT)
@@ -235,6 +238,7 @@ class GameStore:
     async def forget_chat(self, chat_id: int) -> None:
         """Remove everything kept for a group's game (the bot left it, or it moved)."""
         self._cache.pop(chat_id, None)
+        self._decoded.pop(chat_id, None)
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.delete(self._session_key(chat_id))
             pipe.zrem(self._deadlines_key, chat_id)
@@ -265,7 +269,7 @@ class GameStore:
             seen = bool(seen_flag)
         raw_doc = fields.pop(b"d", None)
         version = int(fields.pop(b"v", 0))
-        session = decode(raw_doc) if raw_doc is not None else None
+        session = self._decode(chat_id, raw_doc) if raw_doc is not None else None
         prefix = len(MESSAGE_FIELD)
         messages = {field[prefix:].decode(): int(value) for field, value in fields.items()}
         return session, version, messages, seen
@@ -274,6 +278,19 @@ class GameStore:
         session, version, messages, _seen = await self._read(chat_id, None)
         self._remember(chat_id, version, session, messages)
         return session, messages
+
+    def _decode(self, chat_id: int, doc: bytes) -> Session:
+        known = self._decoded.get(chat_id)
+        if known is not None and known[0] == doc:
+            return known[1]
+        session = decode(doc)
+        self._keep_decoded(chat_id, doc, session)
+        return session
+
+    def _keep_decoded(self, chat_id: int, doc: bytes, session: Session) -> None:
+        if len(self._decoded) >= CACHE_CHATS:
+            self._decoded.clear()
+        self._decoded[chat_id] = (doc, session)
 
     def _remember(
         self, chat_id: int, version: int, session: Session | None, messages: dict[str, int]
@@ -325,6 +342,7 @@ class GameStore:
                 return Committed(session, result, version, False, False, messages)
             cached = None
             assert new_session is not None, "sessions are replaced, never deleted"
+            doc = encode(new_session)
             outcome = await self._cas(
                 keys=[
                     self._session_key(chat_id),
@@ -335,7 +353,7 @@ class GameStore:
                 ],
                 args=[
                     version,
-                    encode(new_session),
+                    doc,
                     SESSION_TTL_S,
                     UPDATE_TTL_S,
                     "1" if update_id is not None else "0",
@@ -348,6 +366,7 @@ class GameStore:
             )
             if outcome in (1, 2):
                 self._remember(chat_id, version + 1, new_session, messages)
+                self._keep_decoded(chat_id, doc, new_session)
                 return Committed(
                     new_session, result, version + 1, True, False, messages, outcome == 2
                 )
