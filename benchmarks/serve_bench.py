@@ -52,7 +52,7 @@ from urllib.parse import parse_qsl
 
 import redis.asyncio
 import uvicorn
-from offline_api import FastBotAPI
+from offline_api import FastBotAPI, chat_kind
 from redis.asyncio.connection import Connection
 from telegram import Update
 from telegram.ext import ApplicationBuilder, CallbackQueryHandler, ContextTypes
@@ -175,6 +175,17 @@ class CountingConnection(Connection):
         return super().pack_command(*args)
 
 
+def _count_webhook_reply(body: bytes) -> None:
+    """A Bot API call the answer to the webhook carries (Telegram makes it): counted as one
+    the bot made, since it is one."""
+    if not body.startswith(b'{"method"'):
+        return
+    call = json.loads(body)
+    method = str(call.pop("method")).lower()
+    toast = method == "answercallbackquery" and bool(call.get("text"))
+    STATS.record_api(method, chat_kind(call.get("chat_id")), toast)
+
+
 class BenchApp:
     """The web app, plus /bench/stats and /bench/reset, counting per kind of update."""
 
@@ -202,6 +213,8 @@ class BenchApp:
         async def send_counting(message: Message) -> None:
             if message["type"] == "http.response.start" and message["status"] != 200:
                 bucket.errors += 1
+            elif message["type"] == "http.response.body":
+                _count_webhook_reply(message.get("body", b""))
             await send(message)
 
         token = _BUCKET.set(bucket)

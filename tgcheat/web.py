@@ -3,7 +3,8 @@
 POST <path of WEBHOOK_URL>: one update from Telegram. It is processed inside the request, so
 that a failure answers 500 and Telegram delivers the update again later (the store ignores an
 update it has already handled). A button press goes straight from the JSON to tgcheat's
-handlers (`tgcheat.bot.taps`); every other update through python-telegram-bot's Update.
+handlers (`tgcheat.bot.taps`), and its answer (answerCallbackQuery) rides back on the response
+(`tgcheat.bot.sender.webhook_reply`); every other update goes through python-telegram-bot.
 GET /healthz: 200 when Redis answers a PING, else 503.
 """
 
@@ -30,6 +31,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from telegram.ext import Application, ContextTypes
 
+from tgcheat.bot.sender import webhook_reply
 from tgcheat.bot.taps import Tap, tap_from_json
 from tgcheat.config import HEALTH_PATH, Config
 
@@ -89,7 +91,11 @@ def create_web_app(
         if not isinstance(data, dict):
             return PlainTextResponse("bad request: not an update", status_code=400)
         if handle_tap is not None and (tap := tap_from_json(data)) is not None:
-            return await _handle(handle_tap(tap), tap.update_id)
+            with webhook_reply() as reply:
+                response = await _handle(handle_tap(tap), tap.update_id)
+            if reply.call is not None and response.status_code == 200:
+                return Response(orjson.dumps(reply.call), media_type="application/json")
+            return response
         _drop_what_handlers_never_read(data)
         try:
             update = telegram.Update.de_json(data, application.bot)

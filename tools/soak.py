@@ -212,14 +212,21 @@ class Process:
     application: CheatApplication
     client: httpx.AsyncClient
     redis: aioredis.Redis
+    fake: FakeTelegram
 
-    async def post(self, update: JsonDict) -> int:
+    async def post(self, update: JsonDict, *, answer_lost: bool = False) -> int:
+        """Deliver an update; Telegram makes the call the answer carries, unless the answer
+        is lost on its way."""
         try:
             response = await self.client.post(
                 "/telegram", json=update, headers={SECRET_HEADER: SECRET}, timeout=60
             )
         except Exception:
             return 599
+        if not answer_lost:
+            await self.fake.webhook_answer(
+                response.status_code, response.headers.get("content-type"), response.content
+            )
         return response.status_code
 
     async def fire(self, chat_id: int, now: int) -> None:
@@ -246,7 +253,7 @@ async def bot_process(
             web.router.lifespan_context(web),
             httpx.AsyncClient(transport=transport, base_url="http://bot") as http,
         ):
-            yield Process(name, application, http, client)
+            yield Process(name, application, http, client, fake)
     finally:
         await client.aclose()
 
@@ -309,7 +316,7 @@ class Telegram:
         roll -= rates.dropped
         if roll < rates.answer_lost:
             self.stats.faults["answer_lost"] += 1
-            pending.append(asyncio.create_task(process.post(update)))
+            pending.append(asyncio.create_task(process.post(update, answer_lost=True)))
             await asyncio.sleep(self.rng.uniform(0, 0.03))
             return False
         roll -= rates.answer_lost

@@ -82,9 +82,13 @@ def _recorder(errors: list[BaseException]) -> Callable[[object, Any], Awaitable[
 class WebProcess:
     application: CheatApplication
     client: httpx.AsyncClient
+    fake: FakeTelegram
 
     async def post(self, update: JsonDict) -> int:
         response = await self.client.post("/telegram", json=update, headers={SECRET_HEADER: SECRET})
+        await self.fake.webhook_answer(
+            response.status_code, response.headers.get("content-type"), response.content
+        )
         return response.status_code
 
 
@@ -113,7 +117,7 @@ async def two_webhooks(
             http = await stack.enter_async_context(
                 httpx.AsyncClient(transport=httpx.ASGITransport(app=web), base_url="http://bot")
             )
-            processes.append(WebProcess(application, http))
+            processes.append(WebProcess(application, http, fake))
         yield fake, UpdateFactory(fake), processes[0], processes[1]
     fake.assert_clean()
 
@@ -418,7 +422,7 @@ async def test_a_change_whose_showing_failed_is_shown_when_telegram_delivers_it_
         await open_table(to_one, fake, updates)
         state = await game_of(redis)
         play = await claim(to_one, fake, updates, state)
-        fake.fail_next("answerCallbackQuery", 502)
+        fake.fail_next("editMessageText", 502)
         assert await one.post(play) == 500  # committed, then Telegram's 502: not shown
         assert await two.post(play) == 200  # Telegram delivers it again, to the other
         after = await game_of(redis)

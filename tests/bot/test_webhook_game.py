@@ -74,3 +74,46 @@ async def test_with_redis_unreachable_the_webhook_asks_telegram_to_deliver_again
             assert (await client.get("/healthz")).status_code == 503
     assert not fake.calls_to("sendMessage")
     await redis.aclose()
+
+
+async def test_a_button_press_is_answered_in_the_webhook_response(redis: Redis) -> None:
+    """The answer to a press rides back on the response (one Bot API call Telegram makes for
+    the bot), instead of a request of its own."""
+    fake = FakeTelegram()
+    config = Config(
+        telegram_bot_token=TOKEN,
+        webhook_url="https://cheat.example.com/telegram",
+        webhook_secret=SECRET,
+    )
+    application = build_application(config, redis, request=fake)
+    app = create_web_app(application, redis, config)
+    updates = UpdateFactory(fake)
+    alice = User(11, "Alice")
+    headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            await client.post(
+                "/telegram", json=updates.command(group(GROUP_ID), alice, "/new"), headers=headers
+            )
+            lobby = fake.last_message(GROUP_ID)
+            forged = updates.callback(alice, lobby, "not a button of ours")
+            response = await client.post("/telegram", json=forged, headers=headers)
+            assert response.status_code == 200
+            assert response.headers["content-type"] == "application/json"
+            call = response.json()
+            assert call == {
+                "method": "answerCallbackQuery",
+                "callback_query_id": forged["callback_query"]["id"],
+                "text": "This button is not valid.",
+            }
+            assert not fake.calls_to("answerCallbackQuery")
+            await fake.webhook_answer(200, response.headers["content-type"], response.content)
+            (answered,) = fake.calls_to("answerCallbackQuery")
+            assert answered.status == 200
+            # A command's answer is a plain 200: its replies are requests of their own.
+            help_ = await client.post(
+                "/telegram", json=updates.command(group(GROUP_ID), alice, "/help"), headers=headers
+            )
+            assert help_.status_code == 200 and help_.content == b""
+    fake.assert_clean()

@@ -1115,6 +1115,22 @@ class FakeTelegram(BaseRequest):
         # Only the last segment names the method: the base URL may be a local Bot API server.
         api_method = path.rstrip("/").rsplit("/", 1)[-1]
         params = self._decode_params(api_method, request_data)
+        return await self._call(api_method, params)
+
+    async def webhook_answer(self, status: int, content_type: str | None, body: bytes) -> None:
+        """What Telegram does with the bot's answer to a webhook request: a JSON answer that
+        names a ``method`` is one more Bot API call, checked like any other (the bot is never
+        told how it went)."""
+        if status != 200 or not body or not (content_type or "").startswith("application/json"):
+            return
+        params = json.loads(body)
+        method = params.pop("method", None) if isinstance(params, dict) else None
+        if not isinstance(method, str):
+            self.violations.append(f"webhook answer without a method: {body[:200]!r}")
+            return
+        await self._call(method, params)
+
+    async def _call(self, api_method: str, params: JsonDict) -> tuple[int, bytes]:
         call = ApiCall(api_method, params)
         self.calls.append(call)
 

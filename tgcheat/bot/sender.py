@@ -11,10 +11,13 @@ and these requests are most of what a play costs. The bot keeps only a sent mess
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import datetime
 import enum
 import logging
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -33,6 +36,33 @@ JsonParams = dict[str, Any]
 _NO_PREVIEW = {"is_disabled": True}
 #: How long a Telegram RetryAfter may make one request wait before it is given up.
 MAX_RETRY_WAIT_S = 30.0
+
+
+class WebhookReply:
+    """The answer to a webhook request may carry one Bot API call, which Telegram then makes
+    (its outcome is never told). A button press's answer goes there: one request fewer per
+    press, and the press is answered as the bot finishes with it."""
+
+    __slots__ = ("call",)
+
+    def __init__(self) -> None:
+        self.call: JsonParams | None = None
+
+
+_WEBHOOK_REPLY: contextvars.ContextVar[WebhookReply | None] = contextvars.ContextVar(
+    "tgcheat_webhook_reply", default=None
+)
+
+
+@contextlib.contextmanager
+def webhook_reply() -> Iterator[WebhookReply]:
+    """While an update from the webhook is handled: where its answer's call may go."""
+    reply = WebhookReply()
+    token = _WEBHOOK_REPLY.set(reply)
+    try:
+        yield reply
+    finally:
+        _WEBHOOK_REPLY.reset(token)
 
 
 class Edit(enum.Enum):
@@ -100,6 +130,10 @@ class Sender:
         request: JsonParams = {"callback_query_id": query_id}
         if text:
             request["text"] = text
+        reply = _WEBHOOK_REPLY.get()
+        if reply is not None and reply.call is None:
+            reply.call = {"method": "answerCallbackQuery", **request}
+            return
         try:
             await self.call("answerCallbackQuery", request)
         except BadRequest as error:
