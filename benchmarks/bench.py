@@ -877,6 +877,9 @@ class Bench:
                 http.resume()
                 ratios.append(
                     {
+                        "mix": mine["mix"],
+                        "server_cpu_share": mine["server_cpu_share"],
+                        "bare_server_cpu_share": bare["server_cpu_share"],
                         "updates_per_s": _per(mine["updates_per_s"], bare["updates_per_s"]),
                         "cpu": _per(
                             bare["server_cpu_ms_per_update"], mine["server_cpu_ms_per_update"]

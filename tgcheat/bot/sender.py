@@ -1,11 +1,13 @@
 """Delivering messages: Telegram's expected errors become plain results, not exceptions.
 
-The bot's own messages (sends, edits, deletes, button answers) are posted straight to the
-request object python-telegram-bot uses (``BaseRequest.post``: the same HTTP client, timeouts and
-mapping of Telegram's errors to exceptions), with the parameters already JSON-shaped. Going
-through ``Bot``'s methods instead costs three times as much per request (defaults inserted,
-every parameter wrapped and converted, the answer built into python-telegram-bot's objects),
-and these requests are most of what a play costs. The bot keeps only a sent message's id.
+The bot's own messages (sends, edits, deletes, button answers) go straight to the HTTP client
+python-telegram-bot uses (its ``BaseRequest.do_request``: the same connection pool and
+timeouts), with the parameters already JSON-shaped; Telegram's errors are raised as
+python-telegram-bot's own exceptions. Going through ``Bot``'s methods instead costs three times
+as much per request (defaults inserted, every parameter wrapped and converted, the answer built
+into python-telegram-bot's objects), and these requests are most of what a play costs. An
+answer is decoded only when the bot reads it (a sent message's id): an edited message comes
+back whole, keyboard and all, and nothing in it is news to the bot.
 """
 
 from __future__ import annotations
@@ -18,11 +20,21 @@ import enum
 import logging
 import warnings
 from collections.abc import Iterator
+from http import HTTPStatus
 from typing import Any
 
 import orjson
 from telegram import Bot
-from telegram.error import BadRequest, Forbidden, RetryAfter
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Conflict,
+    Forbidden,
+    InvalidToken,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
 from telegram.request import RequestData
 from telegram.request._requestparameter import RequestParameter
 
@@ -95,14 +107,15 @@ class Sender:
         self.bot = bot
         self.retries = retries
 
-    async def call(self, method: str, params: JsonParams) -> Any:
-        """One Bot API request; its result as JSON. Telegram's errors are raised as
-        python-telegram-bot raises them (BadRequest, Forbidden, RetryAfter, ...)."""
+    async def call(self, method: str, params: JsonParams, *, result: bool = False) -> Any:
+        """One Bot API request; with ``result``, its result as JSON (else None). Telegram's
+        errors are raised as python-telegram-bot raises them (BadRequest, Forbidden,
+        RetryAfter, ...)."""
         url = f"{self.bot.base_url}/{method}"
         attempt = 0
         while True:
             try:
-                return await self.bot.request.post(url, request_data=_request_data(params))
+                return await self._post(url, params, result)
             except RetryAfter as error:
                 wait = _retry_seconds(error)
                 if attempt >= self.retries or wait > MAX_RETRY_WAIT_S:
@@ -110,6 +123,19 @@ class Sender:
                 attempt += 1
                 log.info("%s: Telegram asks to wait %.1f s", method, wait)
                 await asyncio.sleep(wait + 0.1)
+
+    async def _post(self, url: str, params: JsonParams, result: bool) -> Any:
+        try:
+            code, payload = await self.bot.request.do_request(
+                url, "POST", request_data=_request_data(params)
+            )
+        except TelegramError:
+            raise
+        except Exception as error:
+            raise NetworkError(f"Unknown error in HTTP implementation: {error!r}") from error
+        if 200 <= code <= 299:
+            return orjson.loads(payload)["result"] if result else None
+        raise telegram_error(code, payload)
 
     async def send(self, chat_id: int, view: View, *, silent: bool = False) -> int | None:
         """Send a new message; its id, or None when the chat cannot be reached (the user never
@@ -119,11 +145,11 @@ class Sender:
         if silent:
             request["disable_notification"] = True
         try:
-            result = await self.call("sendMessage", request)
+            sent = await self.call("sendMessage", request, result=True)
         except Forbidden as error:
             log.info("chat %s unreachable: %s", chat_id, error.message)
             return None
-        return int(result["message_id"])
+        return int(sent["message_id"])
 
     async def answer(self, query_id: str, text: str | None = None) -> None:
         """Answer a button press; a re-delivered press may already have been answered."""
@@ -200,6 +226,38 @@ def _message_params(view: View) -> JsonParams:
 
 def _json(value: object) -> str:
     return orjson.dumps(value).decode()
+
+
+def telegram_error(status: int, payload: bytes) -> TelegramError:
+    """The exception python-telegram-bot raises for Telegram's answer with this HTTP status
+    (as ``BaseRequest`` maps them): the handlers catch those they expect by their class."""
+    try:
+        phrase = f"{HTTPStatus(status).phrase} ({status})"
+    except ValueError:
+        phrase = f"Unknown HTTPError ({status})"
+    try:
+        answer = orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return NetworkError(f"{phrase}. Parsing the server response {payload!r} failed")
+    if not isinstance(answer, dict):
+        answer = {}
+    message = str(answer.get("description") or phrase)
+    parameters = answer.get("parameters") or {}
+    if parameters.get("migrate_to_chat_id"):
+        return ChatMigrated(int(parameters["migrate_to_chat_id"]))
+    if parameters.get("retry_after"):
+        return RetryAfter(int(parameters["retry_after"]))
+    match status:
+        case HTTPStatus.FORBIDDEN:
+            return Forbidden(message)
+        case HTTPStatus.NOT_FOUND | HTTPStatus.UNAUTHORIZED:
+            return InvalidToken(message)
+        case HTTPStatus.BAD_REQUEST:
+            return BadRequest(message)
+        case HTTPStatus.CONFLICT:
+            return Conflict(message)
+        case _:
+            return NetworkError(message)
 
 
 def _retry_seconds(error: RetryAfter) -> float:
