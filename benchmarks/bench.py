@@ -115,7 +115,7 @@ class Sizes:
 FULL = Sizes(
     engine_games=300,
     warmup_s=3.0,
-    window_s=30.0,
+    window_s=40.0,
     slots=200,
     concurrency=32,
     account_games=16,
@@ -127,7 +127,7 @@ FULL = Sizes(
     sample_games=200,
     scale_window_s=15.0,
     profile_s=6.0,
-    rounds=6,
+    rounds=10,
 )
 QUICK = Sizes(
     engine_games=20,

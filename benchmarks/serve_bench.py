@@ -59,6 +59,7 @@ from telegram.ext import ApplicationBuilder, CallbackQueryHandler, ContextTypes
 
 from tgcheat.bot.app import build_application
 from tgcheat.config import Config
+from tgcheat.redis_connection import CLIENT_OPTIONS
 from tgcheat.web import GracefulServer, create_web_app
 
 TOKEN = "123456:BENCHMARK-token-for-offline-runs"
@@ -285,10 +286,7 @@ def build_bare(config: Config, request: FastBotAPI) -> Any:
 
 async def serve(args: argparse.Namespace) -> None:
     pool = redis.asyncio.ConnectionPool.from_url(
-        args.redis_url,
-        connection_class=CountingConnection,
-        decode_responses=False,
-        health_check_interval=30,
+        args.redis_url, connection_class=CountingConnection, **CLIENT_OPTIONS
     )
     client = redis.asyncio.Redis.from_pool(pool)
     config = Config(telegram_bot_token=TOKEN, webhook_url=WEBHOOK_URL, webhook_secret=SECRET)

@@ -22,7 +22,7 @@ import signal
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from typing import IO
+from typing import IO, Any
 
 import redis.asyncio
 import redis.exceptions
@@ -32,6 +32,7 @@ from redis.backoff import NoBackoff
 from tgcheat.config import Config, redact_url
 
 __all__ = [
+    "CLIENT_OPTIONS",
     "DB_FILENAME",
     "EmbeddedRedis",
     "RedisStartError",
@@ -55,6 +56,17 @@ _STOP_TIMEOUT_S = 30.0
 
 Closer = Callable[[], Awaitable[None]]
 
+#: How the bot's Redis client talks to the server. No per-call socket timeout: redis-py would
+#: wrap every write in a task of its own (asyncio.wait_for) and every read in a timeout, which
+#: was an eighth of what a press costs; the store gives each of its operations one deadline
+#: instead (tgcheat.store.games.OPERATION_TIMEOUT_S). Connecting has its own.
+CLIENT_OPTIONS: dict[str, Any] = {
+    "decode_responses": False,
+    "socket_timeout": None,
+    "socket_connect_timeout": _CONNECT_TIMEOUT_S,
+    "health_check_interval": 30,
+}
+
 
 class RedisStartError(Exception):
     """Redis could not be reached or started. The message is one line."""
@@ -72,9 +84,7 @@ async def open_redis(config: Config) -> tuple[redis.asyncio.Redis, Closer]:
     """
     if config.redis_url is not None:
         shown = redact_url(config.redis_url)
-        client = redis.asyncio.from_url(
-            config.redis_url, decode_responses=False, health_check_interval=30
-        )
+        client = redis.asyncio.from_url(config.redis_url, **CLIENT_OPTIONS)
         try:
             await _ping(client)
         except Exception as exc:
@@ -84,7 +94,7 @@ async def open_redis(config: Config) -> tuple[redis.asyncio.Redis, Closer]:
         return client, client.aclose
 
     server = await EmbeddedRedis.start(config.data_dir)
-    client = redis.asyncio.Redis(unix_socket_path=server.socket_path, decode_responses=False)
+    client = redis.asyncio.Redis(unix_socket_path=server.socket_path, **CLIENT_OPTIONS)
 
     async def close() -> None:
         try:

@@ -202,7 +202,9 @@ class Publisher:
                 jobs.append(self._repost(session.chat_id, user_id, old, view))
             else:
                 jobs.append(self._edit_hand(user_id, old, view))
-        results = await asyncio.gather(*jobs)
+        # Concurrently: each is a request to Telegram, in a chat of its own (one job needs no
+        # task of its own).
+        results = [await jobs[0]] if len(jobs) == 1 else await asyncio.gather(*jobs)
         ids: dict[str, int] = {
             hand_key(user_id): message_id for user_id, message_id in results if message_id
         }

@@ -12,7 +12,7 @@ import asyncio
 import json
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
 
@@ -22,6 +22,7 @@ from tgcheat.engine.rules import Rules
 from tgcheat.store.session import Session, decode, encode
 
 R = TypeVar("R")
+T = TypeVar("T")
 
 KEY_PREFIX = "tgc"
 #: An abandoned lobby or game disappears this long after its last change.
@@ -32,6 +33,10 @@ UPDATE_TTL_S = 24 * 3600
 GROUP_MESSAGES_PER_MINUTE = 20
 #: Group messages that may go out at once before the rate applies (a play, a reveal, a table).
 GROUP_BURST = 4
+#: Every Redis operation of the store must be done by then (the client has no per-call socket
+#: timeout: tgcheat.redis_connection.CLIENT_OPTIONS); a Redis that hangs fails the update, which
+#: Telegram then delivers again.
+OPERATION_TIMEOUT_S = 5.0
 MAX_ATTEMPTS = 30
 BACKOFF_S = 0.002
 #: How many chats' last state one process keeps as a hint (a busy process's working set).
@@ -214,7 +219,7 @@ class GameStore:
 
     async def due(self, now_ms: int, limit: int = 64) -> list[int]:
         """Chats whose deadline has passed (the clock must act there)."""
-        raw = await self._redis.zrangebyscore(self._deadlines_key, "-inf", now_ms, 0, limit)
+        raw = await _io(self._redis.zrangebyscore(self._deadlines_key, "-inf", now_ms, 0, limit))
         return [int(cast(bytes, chat_id)) for chat_id in raw]
 
     @property
@@ -223,15 +228,17 @@ class GameStore:
 
     async def deferred_tables(self, now_ms: int, limit: int = 64) -> list[int]:
         """Groups whose table edit waited for a new minute's budget, now due."""
-        raw = await self._redis.zrangebyscore(self._deferred_key, "-inf", now_ms, 0, limit)
+        raw = await _io(self._redis.zrangebyscore(self._deferred_key, "-inf", now_ms, 0, limit))
         return [int(cast(bytes, chat_id)) for chat_id in raw]
 
     async def take_group_budget(self, chat_id: int, now_ms: int) -> bool:
         """Take one group message from the budget for a deferred table edit; False (and
         deferred again) while the budget is overdrawn."""
-        taken = await self._take(
-            keys=[f"{self._prefix}:rate:{chat_id}", self._deferred_key],
-            args=[chat_id, self.group_messages_per_minute, now_ms],
+        taken = await _io(
+            self._take(
+                keys=[f"{self._prefix}:rate:{chat_id}", self._deferred_key],
+                args=[chat_id, self.group_messages_per_minute, now_ms],
+            )
         )
         return bool(taken)
 
@@ -243,11 +250,11 @@ class GameStore:
             pipe.delete(self._session_key(chat_id))
             pipe.zrem(self._deadlines_key, chat_id)
             pipe.zrem(self._deferred_key, chat_id)
-            await pipe.execute()
+            await _io(pipe.execute())
 
     async def forget_deadline(self, chat_id: int) -> None:
         """Drop a deadline whose session is gone (expired), so it is not looked at again."""
-        await self._redis.zrem(self._deadlines_key, chat_id)
+        await _io(self._redis.zrem(self._deadlines_key, chat_id))
 
     def _session_key(self, chat_id: int) -> str:
         return f"{self._prefix}:chat:{chat_id}"
@@ -261,10 +268,12 @@ class GameStore:
         """One round trip: the session, its message ids and whether the update was seen."""
         key = self._session_key(chat_id)
         if update_id is None:
-            fields = cast(dict[bytes, bytes], await self._redis.hgetall(key))
+            fields = cast(dict[bytes, bytes], await _io(self._redis.hgetall(key)))
             seen = False
         else:
-            flat, seen_flag = await self._read_with_update(keys=[key, self._update_key(update_id)])
+            flat, seen_flag = await _io(
+                self._read_with_update(keys=[key, self._update_key(update_id)])
+            )
             fields = dict(zip(flat[::2], flat[1::2], strict=True))
             seen = bool(seen_flag)
         raw_doc = fields.pop(b"d", None)
@@ -343,26 +352,28 @@ class GameStore:
             cached = None
             assert new_session is not None, "sessions are replaced, never deleted"
             doc = encode(new_session)
-            outcome = await self._cas(
-                keys=[
-                    self._session_key(chat_id),
-                    self._update_key(update_id or 0),
-                    self._deadlines_key,
-                    f"{self._prefix}:rate:{chat_id}",
-                    self._deferred_key,
-                ],
-                args=[
-                    version,
-                    doc,
-                    SESSION_TTL_S,
-                    UPDATE_TTL_S,
-                    "1" if update_id is not None else "0",
-                    chat_id,
-                    new_session.deadline_ms,
-                    group_messages(result) if group_messages is not None else 0,
-                    self.group_messages_per_minute,
-                    int(time.time() * 1000),
-                ],
+            outcome = await _io(
+                self._cas(
+                    keys=[
+                        self._session_key(chat_id),
+                        self._update_key(update_id or 0),
+                        self._deadlines_key,
+                        f"{self._prefix}:rate:{chat_id}",
+                        self._deferred_key,
+                    ],
+                    args=[
+                        version,
+                        doc,
+                        SESSION_TTL_S,
+                        UPDATE_TTL_S,
+                        "1" if update_id is not None else "0",
+                        chat_id,
+                        new_session.deadline_ms,
+                        group_messages(result) if group_messages is not None else 0,
+                        self.group_messages_per_minute,
+                        int(time.time() * 1000),
+                    ],
+                )
             )
             if outcome in (1, 2):
                 self._remember(chat_id, version + 1, new_session, messages)
@@ -381,25 +392,25 @@ class GameStore:
 
     async def group_rules(self, chat_id: int) -> Rules | None:
         """The rules a group chose with /settings for its next games (None: the default)."""
-        raw = await self._redis.hget(self._group_key(chat_id), "rules")
+        raw = await _io(self._redis.hget(self._group_key(chat_id), "rules"))
         return Rules.from_dict(json.loads(raw)) if raw else None
 
     async def save_group_rules(self, chat_id: int, rules: Rules) -> None:
-        await self._redis.hset(self._group_key(chat_id), "rules", json.dumps(rules.to_dict()))
+        await _io(self._redis.hset(self._group_key(chat_id), "rules", json.dumps(rules.to_dict())))
 
     async def group_language(self, chat_id: int) -> str | None:
-        raw = await self._redis.hget(self._group_key(chat_id), "lang")
+        raw = await _io(self._redis.hget(self._group_key(chat_id), "lang"))
         return _text(raw) if raw else None
 
     async def save_group_language(self, chat_id: int, language: str) -> None:
-        await self._redis.hset(self._group_key(chat_id), "lang", language)
+        await _io(self._redis.hset(self._group_key(chat_id), "lang", language))
 
     async def user_language(self, user_id: int) -> str | None:
-        raw = await self._redis.hget(f"{self._prefix}:user:{user_id}", "lang")
+        raw = await _io(self._redis.hget(f"{self._prefix}:user:{user_id}", "lang"))
         return _text(raw) if raw else None
 
     async def save_user_language(self, user_id: int, language: str) -> None:
-        await self._redis.hset(f"{self._prefix}:user:{user_id}", "lang", language)
+        await _io(self._redis.hset(f"{self._prefix}:user:{user_id}", "lang", language))
 
     async def set_message(self, chat_id: int, name: str, message_id: int) -> None:
         await self.set_messages(chat_id, {name: message_id})
@@ -411,14 +422,22 @@ class GameStore:
         fields: list[str | int] = []
         for name, message_id in ids.items():
             fields += (MESSAGE_FIELD + name, message_id)
-        await self._set_messages(keys=[self._session_key(chat_id)], args=fields)
+        await _io(self._set_messages(keys=[self._session_key(chat_id)], args=fields))
 
     async def clear_messages(self, chat_id: int, *, keep: tuple[str, ...] = ()) -> None:
         """Forget the message ids of a finished game (all but ``keep``)."""
         self._cache.pop(chat_id, None)
-        await self._clear(
-            keys=[self._session_key(chat_id)], args=[MESSAGE_FIELD + name for name in keep]
+        await _io(
+            self._clear(
+                keys=[self._session_key(chat_id)], args=[MESSAGE_FIELD + name for name in keep]
+            )
         )
+
+
+async def _io(operation: Awaitable[T]) -> T:
+    """A Redis operation, with its deadline (see OPERATION_TIMEOUT_S)."""
+    async with asyncio.timeout(OPERATION_TIMEOUT_S):
+        return await operation
 
 
 def _text(value: bytes | str) -> str:
