@@ -30,7 +30,7 @@ from tests.engine.helpers import cards, state_with
 from tests.support.fake_telegram import check_telegram_html
 from tgcheat.bot import views
 from tgcheat.engine.actions import Accept, Challenge, Leave, Pass, PassVote, Play, Stop
-from tgcheat.engine.cards import Card, Rank
+from tgcheat.engine.cards import Card, Rank, count_by_rank
 from tgcheat.engine.events import ChallengeResolved, Event, Passed
 from tgcheat.engine.game import Refusal, apply
 from tgcheat.engine.lobby import Lobby
@@ -300,7 +300,7 @@ def rendered(tr: Translator) -> Iterator[Shown]:
         shown = views.hand_view(tr, session(), many, 0, TITLE, selection)
         yield _view(f"hand with selection {selection}", shown)
     yield _view("hand not on turn", views.hand_view(tr, session(), start, 2, TITLE))
-    yield "hand text", views.hand_text(tr, start.players[0].hand), ()
+    yield "hand text", views.hand_text(tr, count_by_rank(start.players[0].hand)), ()
     yield "card labels", " ".join(views.card_label(tr, c) for c in start.players[0].hand), ()
 
     played, _ = play(start, "7♣", "K♠")

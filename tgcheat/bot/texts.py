@@ -162,8 +162,16 @@ def rank_plural(tr: Translator, rank: Rank) -> str:
 
 
 def rank_symbol(tr: Translator, rank: Rank) -> str:
-    symbol = RANK_SYMBOL[rank]
-    return tr._(symbol) if rank in _TRANSLATED_SYMBOLS else symbol
+    known = _SYMBOLS.get((tr.language, rank))
+    if known is None:
+        symbol = RANK_SYMBOL[rank]
+        known = tr._(symbol) if rank in _TRANSLATED_SYMBOLS else symbol
+        _SYMBOLS[tr.language, rank] = known
+    return known
+
+
+#: Rank symbols by language, looked up once: a hand keyboard shows a dozen of them.
+_SYMBOLS: dict[tuple[str, Rank], str] = {}
 
 
 _TRANSLATED_SYMBOLS = frozenset({Rank.ACE, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.JOKER})

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from babel import Locale
@@ -337,10 +338,10 @@ def card_label(tr: Translator, card: Card) -> str:
     return rank_symbol(tr, card.rank) + (suit.symbol if suit is not None else "")
 
 
-def hand_text(tr: Translator, hand: tuple[Card, ...]) -> str:
-    groups = count_by_rank(hand)
+def hand_text(tr: Translator, held: Mapping[Rank, int]) -> str:
+    """A hand as its ranks and how many of each (``count_by_rank``)."""
     return " · ".join(
-        rank_symbol(tr, rank) + (f"×{count}" if count > 1 else "") for rank, count in groups.items()
+        rank_symbol(tr, rank) + (f"×{count}" if count > 1 else "") for rank, count in held.items()
     )
 
 
@@ -354,11 +355,12 @@ def hand_view(
 ) -> View:
     """The player's one private message: their cards; on their turn, the keyboard to play."""
     player = state.players[seat]
+    held = count_by_rank(player.hand)
     lines = [
         tr._("🃏 Your cards in {group} ({count}):").format(
             group=f"<b>{html.escape(title)}</b>", count=len(player.hand)
         ),
-        hand_text(tr, player.hand) if player.hand else tr._("none"),
+        hand_text(tr, held) if player.hand else tr._("none"),
     ]
     if state.phase is Phase.FINISHED:
         lines += ["", tr._("The game is over.")]
@@ -377,7 +379,7 @@ def hand_view(
             lines.append(tr._("Selected: {cards}").format(cards=picked))
         else:
             lines.append(tr._("Tap a rank to pick a card of it; tap again for one more."))
-        rows += _play_rows(tr, session, state, seat, selected, lines)
+        rows += _play_rows(tr, session, state, seat, held, selected, lines)
     elif can_accept(state, seat) and state.rules.final_check is not FinalCheck.NEXT:
         lines += ["", tr._("Last cards were played: answer in the group.")]
     return View("\n".join(lines), keyboard(rows) if rows else None)
@@ -449,10 +451,10 @@ def _play_rows(
     session: Session,
     state: GameState,
     seat: int,
+    held: Mapping[Rank, int],
     selected: Counter[Rank],
     lines: list[str],
 ) -> list[list[Button]]:
-    held = count_by_rank(state.players[seat].hand)
     selection = "".join(r.code for r in sorted(selected.elements()))
     picks = Press(Op.PICK, session.chat_id, session.game_id, state.plays, selection)
     buttons = []
