@@ -8,7 +8,6 @@ data itself (one rank code per card), so picking cards needs no write to Redis.
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import re
 from collections import Counter
@@ -63,7 +62,8 @@ class Press:
     def encode_each(self, ranks: Iterable[Rank]) -> list[str]:
         """The data of this press with each of ``ranks`` (a keyboard's row of ranks): one
         encoding, the rank code appended to it."""
-        base = dataclasses.replace(self, rank=None).encode()
+        assert self.op in _WITH_SELECTION, "only a hand keyboard's presses name a rank"
+        base = f"{self.op}:{self.chat_id}:{self.game_id}:{self.number}:{self.selection}:"
         if len(base.encode()) + 1 > MAX_CALLBACK_BYTES:
             raise ValueError(f"callback data too long: {base!r}")
         return [base + rank.code for rank in ranks]
