@@ -5,7 +5,6 @@ arguments, so a transaction that is retried on a version conflict computes the s
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,7 +51,7 @@ from tgcheat.engine.rules import (
     RankRule,
     Rules,
 )
-from tgcheat.engine.state import Claim, EndReason, GameState, Phase, Player, Result
+from tgcheat.engine.state import Claim, EndReason, GameState, Phase, Player, Result, evolve
 
 #: Copies of each rank in one deck (suits never matter).
 COPIES_PER_DECK = 4
@@ -445,8 +444,8 @@ def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
 
 def _replace_player(state: GameState, seat: int, **changes: object) -> GameState:
     players = list(state.players)
-    players[seat] = dataclasses.replace(players[seat], **changes)  # type: ignore[arg-type]
-    return dataclasses.replace(state, players=tuple(players))
+    players[seat] = evolve(players[seat], **changes)
+    return evolve(state, players=tuple(players))
 
 
 def _reset_timeouts(state: GameState, seat: int) -> GameState:
@@ -467,9 +466,7 @@ def _next_required(rules: Rules, claimed: Rank) -> Rank | None:
 
 def _new_turn(state: GameState, turn: int, **changes: Any) -> GameState:
     """A turn starts (or restarts after a challenge): no request to pass is open or refused."""
-    return dataclasses.replace(
-        state, turn=turn, vote_by=None, votes_yes=(), pass_refused=False, **changes
-    )
+    return evolve(state, turn=turn, vote_by=None, votes_yes=(), pass_refused=False, **changes)
 
 
 def _play(state: GameState, play: Play, events: list[Event], *, by_timeout: bool) -> GameState:
@@ -497,7 +494,7 @@ def _play(state: GameState, play: Play, events: list[Event], *, by_timeout: bool
     )
     events += [CardsPlayed(claim, by_timeout=by_timeout), HandChanged(play.seat)]
     if claim.final:
-        state = dataclasses.replace(state, phase=Phase.FINAL_CHECK, accepted=frozenset())
+        state = evolve(state, phase=Phase.FINAL_CHECK, accepted=frozenset())
         events.append(FinalPlayPending(claim, final_answerers(state)))
         return state
     if _cap_reached(state):
@@ -531,7 +528,7 @@ def _challenge(state: GameState, action: Challenge, events: list[Event]) -> Game
     if rules.challenge_priority is ChallengePriority.FIRST or rules.challenge_grace_s == 0:
         return _resolve(state, claim, action.seat, (), events)
     pressed = (*state.challenges, (action.seat, claim.number, action.now_ms))
-    collecting = dataclasses.replace(state, challenges=pressed)
+    collecting = evolve(state, challenges=pressed)
     callers = tuple(seat for seat, _, _ in pressed)
     nearest = min(callers, key=lambda s: _clockwise_distance(state, claim.seat, s))
     first_ms = pressed[0][2]
@@ -579,7 +576,7 @@ def _resolve(
     taker_player = state.players[taker]
     state = _replace_player(state, taker, hand=tuple(sorted(taker_player.hand + state.pile)))
     # The whole pile is gone, so no earlier claim can be challenged any more.
-    state = dataclasses.replace(state, pile=(), open_claims=(), accepted=frozenset(), challenges=())
+    state = evolve(state, pile=(), open_claims=(), accepted=frozenset(), challenges=())
     events += [
         ChallengeResolved(challenger, claim, claim.cards, lie, taker, taken, callers=callers),
         HandChanged(taker),
@@ -613,7 +610,7 @@ def _resolve(
 def _accept(state: GameState, seat: int, events: list[Event], *, by_timeout: bool) -> GameState:
     claim = state.final_claim
     assert claim is not None
-    state = dataclasses.replace(state, accepted=state.accepted | {seat})
+    state = evolve(state, accepted=state.accepted | {seat})
     events.append(FinalAccepted(seat, claim, by_timeout=by_timeout))
     if final_answerers(state) <= state.accepted:
         return _finish(state, EndReason.WENT_OUT, events, winner=claim.seat)
@@ -626,7 +623,7 @@ def _accept(state: GameState, seat: int, events: list[Event], *, by_timeout: boo
 def _ask_to_pass(state: GameState, seat: int, events: list[Event]) -> GameState:
     if state.rules.passing is Passing.EXHAUSTED:
         return _pass(state, seat, events, by_vote=False)
-    state = dataclasses.replace(state, vote_by=seat, votes_yes=())
+    state = evolve(state, vote_by=seat, votes_yes=())
     events.append(PassRequested(seat, pass_voters(state)))
     return state
 
@@ -638,8 +635,8 @@ def _vote(state: GameState, seat: int, yes: bool, events: list[Event]) -> GameSt
     if not yes:
         # RULES.md `vote`: the pass needs every other player's consent, so one No ends it.
         events.append(PassRefused(asker, by=seat))
-        return dataclasses.replace(state, vote_by=None, votes_yes=(), pass_refused=True)
-    state = dataclasses.replace(state, votes_yes=tuple(sorted({*state.votes_yes, seat})))
+        return evolve(state, vote_by=None, votes_yes=(), pass_refused=True)
+    state = evolve(state, votes_yes=tuple(sorted({*state.votes_yes, seat})))
     return _settle_vote(state, events)
 
 
@@ -656,7 +653,7 @@ def _withdraw_vote(state: GameState, events: list[Event]) -> GameState:
     if state.vote_by is None:
         return state
     events.append(PassRefused(state.vote_by, withdrawn=True))
-    return dataclasses.replace(state, vote_by=None, votes_yes=())
+    return evolve(state, vote_by=None, votes_yes=())
 
 
 def _pass(state: GameState, seat: int, events: list[Event], *, by_vote: bool) -> GameState:
@@ -731,7 +728,7 @@ def _timeout(state: GameState, events: list[Event]) -> GameState:
         return state
     if state.vote_by is not None:
         events.append(PassRefused(state.vote_by))
-        return dataclasses.replace(state, vote_by=None, votes_yes=(), pass_refused=True)
+        return evolve(state, vote_by=None, votes_yes=(), pass_refused=True)
     seat = state.turn
     play = timeout_play(state)
     state = _replace_player(state, seat, timeouts=state.players[seat].timeouts + 1)
@@ -751,7 +748,7 @@ def _leave(state: GameState, seat: int, events: list[Event], *, removed: bool) -
     challenges = tuple(
         (s, n, ms) for s, n, ms in state.challenges if s != seat and _open_in(open_claims, n)
     )
-    state = dataclasses.replace(
+    state = evolve(
         state,
         set_aside=state.set_aside + player.hand,
         open_claims=open_claims,
@@ -764,7 +761,7 @@ def _leave(state: GameState, seat: int, events: list[Event], *, removed: bool) -
     if len(active) == 1:
         return _finish(state, EndReason.LAST_PLAYER, events, winner=active[0])
     if final_withdrawn:
-        state = dataclasses.replace(state, phase=Phase.PLAYING, accepted=frozenset())
+        state = evolve(state, phase=Phase.PLAYING, accepted=frozenset())
         if _cap_reached(state):
             # The withdrawn final play was the last move the cap allows.
             return _finish_at_cap(state, events)
@@ -809,7 +806,7 @@ def _finish(
         winner = firsts[0] if len(firsts) == 1 else None
     places.sort(key=lambda sp: (sp[1], sp[0]))
     result = Result(reason=reason, winner=winner, places=tuple(places))
-    state = dataclasses.replace(
+    state = evolve(
         state,
         phase=Phase.FINISHED,
         result=result,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from tgcheat.engine.cards import Card, Rank
 from tgcheat.engine.rules import Rules
@@ -126,3 +128,24 @@ class GameState:
         if self.phase is not Phase.FINAL_CHECK or not self.open_claims:
             return None
         return self.open_claims[-1]
+
+
+_Record = TypeVar("_Record", "GameState", "Player")
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def evolve(record: _Record, **changes: Any) -> _Record:
+    """``dataclasses.replace`` for the game's records, without its introspection on every
+    call (a play replaces the state several times, and it was most of what a play cost the
+    engine). A name that is not a field is refused, as there."""
+    cls = type(record)
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    new = object.__new__(cls)
+    for name in names:
+        value = changes.pop(name) if name in changes else getattr(record, name)
+        object.__setattr__(new, name, value)
+    if changes:
+        raise TypeError(f"{cls.__name__} has no field {', '.join(sorted(changes))}")
+    return new
