@@ -39,4 +39,3 @@ async def test_a_redis_that_hangs_fails_the_operation_in_time(
         for writer in held:
             writer.close()
         server.close()
-        await server.wait_closed()
