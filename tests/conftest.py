@@ -18,6 +18,7 @@ import pytest_asyncio
 import redis.asyncio as aioredis
 
 from tests.support.redis_server import throwaway_redis_server
+from tgcheat.redis_connection import CLIENT_OPTIONS
 
 # An external server may hold other data: the tests use this database only, and empty it.
 EXTERNAL_TEST_DB = 15
@@ -37,7 +38,8 @@ def redis_url() -> Iterator[str]:
 @pytest_asyncio.fixture(loop_scope="session")
 async def redis(redis_url: str) -> AsyncIterator[aioredis.Redis]:
     """A client of the test server, on an empty database."""
-    client = aioredis.from_url(redis_url, decode_responses=False)
+    # The bot's own client options (no per-call socket timeout).
+    client = aioredis.from_url(redis_url, **CLIENT_OPTIONS)
     await client.flushdb()
     try:
         yield client

@@ -126,3 +126,36 @@ async def test_clockwise_priority_gives_the_challenge_to_the_nearest_caller(
         if "calls Cheat" in (m.plain_text or "")
     )
     assert reveal.startswith("❗ Carol calls Cheat on Ann")
+
+
+class _ClockThatSwallowsOneCancel:
+    """A clock whose first cancellation is lost, as asyncio.wait_for can lose one on Python
+    3.11 when the operation it waits for finishes at that moment."""
+
+    def __init__(self) -> None:
+        self.cancels_seen = 0
+
+    async def run(self) -> None:
+        while True:
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                self.cancels_seen += 1
+                if self.cancels_seen > 1:
+                    raise
+
+
+async def test_stopping_ends_a_clock_that_lost_a_cancellation(redis) -> None:  # type: ignore[no-untyped-def]
+    bot = await make_harness(redis)
+    app = bot.app
+    assert isinstance(app, CheatApplication)
+    clock = _ClockThatSwallowsOneCancel()
+    app.timers = clock  # type: ignore[assignment]
+    await app.start()
+    await asyncio.sleep(0)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await asyncio.wait_for(app.stop(), timeout=10)
+    assert loop.time() - started < 5, "stopping waited for the clock until told to give up"
+    assert clock.cancels_seen == 2
+    await app.shutdown()

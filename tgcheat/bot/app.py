@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from tgcheat.config import Config
 
 MAX_RETRIES = 2
+#: How long stopping waits for the clock to end after cancelling it, before cancelling again.
+CLOCK_STOP_WAIT_S = 0.5
 
 #: The updates the bot asks Telegram for (setWebhook / getUpdates).
 ALLOWED_UPDATES: list[str] = ["message", "callback_query", "my_chat_member", "chat_member"]
@@ -73,10 +75,16 @@ class CheatApplication(Application):  # type: ignore[type-arg]
             self._clock_task = asyncio.create_task(self.timers.run(), name="tgcheat-clock")
 
     async def stop(self) -> None:
-        if self._clock_task is not None:
-            self._clock_task.cancel()
+        clock = self._clock_task
+        if clock is not None:
+            # Cancelled again until it ends: on Python 3.11 a cancellation that meets an
+            # inner operation finishing at that moment can be swallowed (asyncio.wait_for,
+            # used inside some clients), and the clock would then run on for ever.
+            while not clock.done():
+                clock.cancel()
+                await asyncio.wait({clock}, timeout=CLOCK_STOP_WAIT_S)
             with contextlib.suppress(asyncio.CancelledError):
-                await self._clock_task
+                clock.result()
             self._clock_task = None
         await super().stop()
 
