@@ -16,9 +16,17 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import pytest
 import pytest_asyncio
 import redis.asyncio as aioredis
+from hypothesis import settings
 
 from tests.support.redis_server import throwaway_redis_server
 from tgcheat.redis_connection import CLIENT_OPTIONS
+
+# The suite is a gate: the same examples on every run, so that a failure in CI is a failure
+# anyone can replay. HYPOTHESIS_PROFILE=explore looks for new examples instead (a fresh random
+# seed each run); what it finds goes into the tests as an example of its own.
+settings.register_profile("gate", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "gate"))
 
 # An external server may hold other data: the tests use this database only, and empty it.
 EXTERNAL_TEST_DB = 15
