@@ -439,38 +439,10 @@ async def test_a_change_whose_showing_failed_is_shown_when_telegram_delivers_it_
         ), "the next player's hand has no keyboard"
 
 
-# Open bug, found by tools/soak.py (17 stray hand keyboards in 20 games with no Redis or Bot
-# API failure at all, 0 with the patch): a duplicate delivery's ``Publisher.catch_up`` runs
-# while the first delivery is still publishing in the other process (Telegram delivers again
-# after a timeout, not only after an error). The first one reposts the next player's hand (sends
-# a new message, deletes the old one); catch_up, holding the message ids it read before, edits
-# the old one, finds it gone (``Edit.GONE``) and sends a copy. Each process then stores its own
-# copy's id; the copy whose id lost keeps its buttons, out of date, for the rest of the game.
-# Proposed patch, tgcheat/bot/publish.py, ``Publisher.catch_up``: show the state by edits only
-# (a hand or table without a message is left to the next change and "My cards"):
-#
-#     async def catch_up(
-#         self, session: Session, state: GameState, messages: dict[str, int]
-#     ) -> None:
-#         """Show the stored state again: the table and every hand, by edits only. The first
-#         delivery of the update may still be publishing in another process (Telegram delivers
-#         again after a timeout, not only after an error): a message sent here too would be a
-#         second copy, and the one whose id is not kept would keep its keyboard for ever."""
-#         jobs = []
-#         table = messages.get(TABLE)
-#         if table is not None:
-#             view = views.table_view(
-#                 translator(session.language), session, state, self.bot_username
-#             )
-#             jobs.append(self.sender.edit(session.chat_id, table, view))
-#         for seat in state.active_seats():
-#             user_id = state.players[seat].user_id
-#             old = messages.get(hand_key(user_id))
-#             if old is not None:
-#                 tr = translator(session.language_of(user_id))
-#                 view = views.hand_view(tr, session, state, seat, session.title)
-#                 jobs.append(self.sender.edit(user_id, old, view))
-#         await asyncio.gather(*jobs)
+# Found by tools/soak.py (stray hand keyboards with no Redis or Bot API failure at all): a
+# duplicate delivery's catch-up ran while the first delivery was still publishing in the other
+# process; it edited the next player's old hand message, found it gone and sent a copy, whose
+# buttons stayed out of date. ``Publisher.catch_up`` now shows the state by edits only.
 async def test_a_play_delivered_to_both_processes_leaves_one_hand_message_each(
     redis: Redis, redis_url: str
 ) -> None:
