@@ -16,11 +16,11 @@ deleteMessage, getChatMember; any other method answers ``true``. Nothing is refu
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from typing import Any
 
+import orjson
 from telegram.request import BaseRequest, RequestData
 
 BOT_ID = 7000000001
@@ -107,14 +107,14 @@ class FastBotAPI(BaseRequest):
             message_id = int(params.get("message_id", "1"))
             return self._message(params, chat_id, message_id, edited=True)
         if api == "getme":
-            return json.dumps(self._bot_user).encode()
+            return orjson.dumps(self._bot_user)
         if api == "getchatmember":
             user_id = int(params.get("user_id", "0"))
             member = {
                 "status": "member",
                 "user": {"id": user_id, "is_bot": False, "first_name": f"User {user_id}"},
             }
-            return json.dumps(member).encode()
+            return orjson.dumps(member)
         return b"true"
 
     def _message(
@@ -136,12 +136,12 @@ class FastBotAPI(BaseRequest):
         text = params.get("text")
         if text is not None:
             message["text"] = text
-        encoded = json.dumps(message)
+        encoded = orjson.dumps(message)
         markup = params.get("reply_markup")
         if markup is not None and markup.startswith('{"inline_keyboard"'):
             # The keyboard comes back as it was sent: its JSON goes in as it is.
-            encoded = f'{encoded[:-1]}, "reply_markup": {markup}}}'
-        return encoded.encode()
+            encoded = b'%s,"reply_markup":%s}' % (encoded[:-1], markup.encode())
+        return encoded
 
 
 def _chat_id(value: str | None) -> int | None:

@@ -19,6 +19,7 @@ from typing import Generic, TypeVar, cast
 from redis.asyncio import Redis
 
 from tgcheat.engine.rules import Rules
+from tgcheat.store.direct import DirectCommands
 from tgcheat.store.session import Session, decode, encode
 
 R = TypeVar("R")
@@ -199,6 +200,8 @@ class GameStore:
         group_messages_per_minute: int = GROUP_MESSAGES_PER_MINUTE,
     ) -> None:
         self._redis = redis
+        #: A press's own reads and writes (see tgcheat.store.direct).
+        self._direct = DirectCommands(redis)
         self._prefix = prefix
         self.group_messages_per_minute = group_messages_per_minute
         #: Per chat: the version, session and message ids this process last saw. Only a hint
@@ -268,14 +271,21 @@ class GameStore:
         """One round trip: the session, its message ids and whether the update was seen."""
         key = self._session_key(chat_id)
         if update_id is None:
-            fields = cast(dict[bytes, bytes], await _io(self._redis.hgetall(key)))
+            answer = await _io(self._direct.execute("HGETALL", key))
             seen = False
         else:
-            flat, seen_flag = await _io(
-                self._read_with_update(keys=[key, self._update_key(update_id)])
+            answer, seen_flag = await _io(
+                self._direct.run_script(
+                    self._read_with_update, [key, self._update_key(update_id)], ()
+                )
             )
-            fields = dict(zip(flat[::2], flat[1::2], strict=True))
             seen = bool(seen_flag)
+        # A script answers a hash as a flat list; HGETALL as a map under RESP3.
+        fields: dict[bytes, bytes] = (
+            answer
+            if isinstance(answer, dict)
+            else dict(zip(answer[::2], answer[1::2], strict=True))
+        )
         raw_doc = fields.pop(b"d", None)
         version = int(fields.pop(b"v", 0))
         session = self._decode(chat_id, raw_doc) if raw_doc is not None else None
@@ -353,15 +363,16 @@ class GameStore:
             assert new_session is not None, "sessions are replaced, never deleted"
             doc = encode(new_session)
             outcome = await _io(
-                self._cas(
-                    keys=[
+                self._direct.run_script(
+                    self._cas,
+                    [
                         self._session_key(chat_id),
                         self._update_key(update_id or 0),
                         self._deadlines_key,
                         f"{self._prefix}:rate:{chat_id}",
                         self._deferred_key,
                     ],
-                    args=[
+                    [
                         version,
                         doc,
                         SESSION_TTL_S,
@@ -422,7 +433,7 @@ class GameStore:
         fields: list[str | int] = []
         for name, message_id in ids.items():
             fields += (MESSAGE_FIELD + name, message_id)
-        await _io(self._set_messages(keys=[self._session_key(chat_id)], args=fields))
+        await _io(self._direct.run_script(self._set_messages, [self._session_key(chat_id)], fields))
 
     async def clear_messages(self, chat_id: int, *, keep: tuple[str, ...] = ()) -> None:
         """Forget the message ids of a finished game (all but ``keep``)."""
