@@ -165,15 +165,29 @@ class CountingConnection(Connection):
             bucket.redis_connect_round_trips += 1
         else:
             bucket.redis_round_trips += 1
+            for name in _command_names(command):
+                bucket.redis_commands[name] += 1
         await super().send_packed_command(command, check_health)
 
-    def pack_command(self, *args: Any) -> list[bytes]:
-        if not self._connecting:
-            name = args[0]
-            if isinstance(name, bytes):
-                name = name.decode()
-            STATS.current().redis_commands[str(name).split(" ")[0].upper()] += 1
-        return super().pack_command(*args)
+
+def _command_names(packed: bytes | list[bytes]) -> list[str]:
+    """The names of the commands in what a connection sends (RESP arrays of bulk strings; the
+    store packs its commands itself, so they are counted here rather than in pack_command)."""
+    data = packed if isinstance(packed, bytes) else b"".join(bytes(chunk) for chunk in packed)
+    names = []
+    position = 0
+    while position < len(data):
+        end = data.index(b"\r\n", position)
+        count = int(data[position + 1 : end])
+        position = end + 2
+        for index in range(count):
+            end = data.index(b"\r\n", position)
+            start = end + 2
+            length = int(data[position + 1 : end])
+            if index == 0:
+                names.append(data[start : start + length].decode().upper())
+            position = start + length + 2
+    return names
 
 
 def _count_webhook_reply(body: bytes) -> None:
