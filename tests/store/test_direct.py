@@ -6,8 +6,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 
+from tgcheat.redis_connection import CLIENT_OPTIONS
 from tgcheat.store.direct import DirectCommands
 from tgcheat.store.games import GameStore
 from tgcheat.store.session import Session
@@ -65,3 +66,19 @@ async def test_stores_on_one_client_share_their_connections(redis: Redis) -> Non
         await GameStore(redis).load(CHAT - n)
     # One at a time: the first connection is used again, whichever store asks.
     assert len(await redis.client_list()) <= before + 1
+
+
+async def test_a_pool_with_a_limit_is_never_drained_by_kept_connections(redis_url: str) -> None:
+    pool = BlockingConnectionPool.from_url(
+        redis_url, max_connections=4, timeout=2, **CLIENT_OPTIONS
+    )
+    client = Redis(connection_pool=pool)
+    try:
+        stores = [GameStore(client) for _ in range(3)]
+        # Far more commands at once than the pool has connections: they wait for one in turn.
+        loaded = await asyncio.gather(*(stores[n % 3].load(CHAT - n) for n in range(40)))
+        assert loaded == [(None, {})] * 40
+        # The client's own commands still get a connection.
+        assert await client.ping()
+    finally:
+        await client.aclose()

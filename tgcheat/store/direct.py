@@ -3,12 +3,15 @@ the store, instead of through ``Redis.execute_command``.
 
 Every command through the client checks a connection out of the pool and back in, runs the
 observability hooks and looks up a response callback; on this machine that machinery cost more
-CPU than the rest of the round trip (``benchmarks/README.md``). Here a connection is taken from
-the pool once, kept on a stack between commands, and used as redis-py uses it: a connection
-that fails or is cancelled mid-command disconnects itself (so no half-read answer stays on it)
-and reconnects when next used, and it checks its health after an idle while. The pool still
-owns the connections: closing the client closes them. One stack per pool, whatever the number
-of stores on it, so that the stack never holds more connections than were in use at once.
+CPU than the rest of the round trip (``benchmarks/README.md``). Here a few connections are taken
+from the pool once and kept on a stack between commands, and used as redis-py uses them: a
+connection that fails or is cancelled mid-command disconnects itself (so no half-read answer
+stays on it) and reconnects when next used, and it checks its health after an idle while. The
+pool still owns them: closing the client closes them. One stack per pool, whatever the number
+of stores on it, holding at most ``KEEP`` connections (fewer with a small pool): when more
+commands are in flight, the others borrow a connection from the pool and give it back, so a
+pool with a limit (a ``BlockingConnectionPool``, or ``max_connections`` in the URL) is never
+drained by connections kept here.
 """
 
 from __future__ import annotations
@@ -26,39 +29,65 @@ from redis.exceptions import NoScriptError
 
 Arg = str | bytes | int | float
 
-_IDLE: weakref.WeakKeyDictionary[ConnectionPool, list[AbstractConnection]] = (
-    weakref.WeakKeyDictionary()
-)
+#: Connections kept per pool: about the Redis commands a busy process has in flight at once.
+KEEP = 8
+
+
+class _Kept:
+    """The connections kept for one pool."""
+
+    def __init__(self, pool: ConnectionPool) -> None:
+        self.idle: list[AbstractConnection] = []
+        self.room = min(KEEP, pool.max_connections // 2)
+
+
+_KEPT: weakref.WeakKeyDictionary[ConnectionPool, _Kept] = weakref.WeakKeyDictionary()
 
 
 class DirectCommands:
     def __init__(self, redis: Redis) -> None:
         self._redis = redis
-        self._idle = _IDLE.setdefault(redis.connection_pool, [])
+        pool = redis.connection_pool
+        self._pool = pool
+        kept = _KEPT.get(pool)
+        if kept is None:
+            kept = _KEPT[pool] = _Kept(pool)
+        self._kept = kept
 
     async def execute(self, *args: Arg) -> Any:
         """One command; its answer as the server sent it (no response callback: an HGETALL is
         a flat list of fields and values)."""
-        idle = self._idle
-        waited = bool(idle)
-        connection = idle.pop() if waited else await self._connect()
+        kept = self._kept
+        if not kept.idle:
+            return await self._on_borrowed(args)
+        connection = kept.idle.pop()
         try:
             try:
                 return await _round_trip(connection, args)
             except RedisConnectionError:
-                if not waited:
-                    raise
-            # The server closed the connection while it waited here (a restart, an idle
-            # timeout): redis-py's pool checks for that before it lends a connection, which
-            # costs every command a read; here the command finds out, and is sent once more on
-            # a new connection (the failed one disconnected itself and reconnects on use).
+                pass
+            # The server closed the connection while it was kept (a restart, an idle
+            # timeout): the pool checks for that before it lends a connection, which costs
+            # every command a read; here the command finds out, and is sent once more (the
+            # failed connection disconnected itself and connects again when used).
             return await _round_trip(connection, args)
         finally:
-            idle.append(connection)
+            kept.idle.append(connection)
 
-    async def _connect(self) -> AbstractConnection:
-        connection: AbstractConnection = await self._redis.connection_pool.get_connection()  # type: ignore[no-untyped-call]
-        return connection
+    async def _on_borrowed(self, args: tuple[Arg, ...]) -> Any:
+        kept = self._kept
+        connection: AbstractConnection = await self._pool.get_connection()  # type: ignore[no-untyped-call]
+        try:
+            answer = await _round_trip(connection, args)
+        except BaseException:
+            await self._pool.release(connection)
+            raise
+        if kept.room > 0:
+            kept.room -= 1
+            kept.idle.append(connection)
+        else:
+            await self._pool.release(connection)
+        return answer
 
     async def run_script(
         self, script: AsyncScript, keys: Sequence[Arg], args: Sequence[Arg]
