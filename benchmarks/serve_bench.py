@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
 
+import orjson
 import redis.asyncio
 import uvicorn
 from offline_api import FastBotAPI, chat_kind
@@ -195,7 +196,7 @@ def _count_webhook_reply(body: bytes) -> None:
     the bot made, since it is one."""
     if not body.startswith(b'{"method"'):
         return
-    call = json.loads(body)
+    call = orjson.loads(body)
     method = str(call.pop("method")).lower()
     toast = method == "answercallbackquery" and bool(call.get("text"))
     STATS.record_api(method, chat_kind(call.get("chat_id")), toast)
