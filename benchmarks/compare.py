@@ -30,11 +30,11 @@ from driver import Http
 from tests.support.redis_server import free_port
 
 
-def _server_in(tree: Path) -> type[bench.WebServer]:
+def _server_in(tree: Path, base: type[bench.WebServer]) -> type[bench.WebServer]:
     """A WebServer that runs ``serve_bench.py`` of ``tree``, importing that tree's tgcheat
     (PYTHONPATH comes before the editable install of this one)."""
 
-    class OtherTreeServer(bench.WebServer):
+    class OtherTreeServer(base):  # type: ignore[valid-type,misc]
         def start(self) -> None:
             port = free_port()
             self.url = f"http://127.0.0.1:{port}"
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
 
         # Only the second web process comes from the other tree.
         def web_server(mode: str, url: str, workdir: Path, name: str, extra: Any = ()) -> Any:
-            kind = _server_in(other) if name == "tgcheat2" else original
+            kind = _server_in(other, original) if name == "tgcheat2" else original
             return kind(mode, url, workdir, name, extra)
 
         bench.WebServer = web_server  # type: ignore[misc,assignment]
