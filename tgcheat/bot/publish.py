@@ -4,7 +4,8 @@ state, so whatever the order of deliveries, a message shows a state that really 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
+from typing import Any
 
 from tgcheat.bot import views
 from tgcheat.bot.sender import Edit, Sender
@@ -116,10 +117,16 @@ class Publisher:
             elif isinstance(event, Passed):
                 text = views.passed_view(tr, state, event)
                 await self.sender.send(session.chat_id, views.View(text), silent=True)
-        if not table_deferred:
-            await self.refresh_table(session, state, messages)
         ended = any(isinstance(e, GameEnded) for e in events)
-        if ended and state.result is not None:
+        table = None if table_deferred else self.refresh_table(session, state, messages)
+        if not ended:
+            # The table (in the group) and the hands (in private chats) at once: a play waits
+            # for Telegram's answers to its requests side by side, not one after the other.
+            await self._publish_hands(session, state, events, messages, alongside=table)
+            return
+        if table is not None:
+            await table
+        if state.result is not None:
             result = views.result_view(tr, state, state.result)
             if session.match is not None:
                 lines = [result.text, "", *views.scoreboard_lines(tr, session.match)]
@@ -127,8 +134,7 @@ class Publisher:
                 result = views.View("\n".join(lines), markup)
             await self.sender.send(session.chat_id, result)
         await self._publish_hands(session, state, events, messages)
-        if ended:
-            await self.store.clear_messages(session.chat_id, keep=(TABLE,))
+        await self.store.clear_messages(session.chat_id, keep=(TABLE,))
 
     async def show_anew(self, session: Session, state: GameState) -> None:
         """Post the table and every hand as new messages (the group's chat id changed)."""
@@ -171,7 +177,10 @@ class Publisher:
         state: GameState,
         events: Sequence[Event],
         messages: dict[str, int],
+        *,
+        alongside: Awaitable[None] | None = None,
     ) -> None:
+        """Show the hands that changed (``alongside``: a request sent at the same time)."""
         turn_seats = {e.seat for e in events if isinstance(e, TurnStarted)}
         changed = {e.seat for e in events if isinstance(e, HandChanged)}
         rules = state.rules
@@ -203,8 +212,19 @@ class Publisher:
             else:
                 jobs.append(self._edit_hand(user_id, old, view))
         # Concurrently: each is a request to Telegram, in a chat of its own (one job needs no
-        # task of its own).
-        results = [await jobs[0]] if len(jobs) == 1 else await asyncio.gather(*jobs)
+        # task of its own). Every job runs to its end, so that the ids of the messages that
+        # were sent are kept even when another job failed; then the first failure is raised.
+        concurrent: list[Awaitable[Any]] = list(jobs)
+        if alongside is not None:
+            concurrent.append(alongside)
+        if len(concurrent) == 1:
+            done: list[Any] = [await concurrent[0]]
+        else:
+            done = await asyncio.gather(*concurrent, return_exceptions=True)
+        failures = [outcome for outcome in done if isinstance(outcome, BaseException)]
+        results = [
+            outcome for outcome in done[: len(jobs)] if not isinstance(outcome, BaseException)
+        ]
         ids: dict[str, int] = {
             hand_key(user_id): message_id for user_id, message_id in results if message_id
         }
@@ -217,6 +237,8 @@ class Publisher:
         ]
         ids |= {told_key(user_id): 1 for user_id in unreachable}
         await self.store.set_messages(session.chat_id, ids)
+        if failures:
+            raise failures[0]
         await self._tell_unreachable(session, state, unreachable)
 
     async def _repost(

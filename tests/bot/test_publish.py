@@ -1,0 +1,92 @@
+"""How a play is shown: its requests to Telegram side by side, and what is kept when one fails."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+from telegram.error import TelegramError
+
+from tests.bot.conftest import GROUP_ID, BotHarness
+from tests.bot.play import game_state, has_op, join_by_button
+from tests.support.updates import User
+from tgcheat.bot.callbacks import Op
+from tgcheat.bot.publish import hand_key
+from tgcheat.engine.state import GameState
+
+ANN, BOB, CAROL = User(1, "Ann"), User(2, "Bob"), User(3, "Carol")
+USERS = {u.id: u for u in (ANN, BOB, CAROL)}
+#: How long the fake Telegram takes to answer each request, in the first test.
+ANSWER_S = 0.05
+
+
+async def _start(bot: BotHarness) -> GameState:
+    await bot.command(ANN, "/new")
+    for user in (ANN, BOB, CAROL):
+        await join_by_button(bot, user)
+    await bot.press(ANN, GROUP_ID, has_op(Op.START))
+    return await game_state(bot)
+
+
+async def _pick_one(bot: BotHarness, state: GameState) -> User:
+    """The player to move picks their first card; returns them."""
+    mover = USERS[state.players[state.turn].user_id]
+    await bot.press(mover, mover.id, has_op(Op.PICK, state.players[state.turn].hand[0].rank))
+    return mover
+
+
+async def test_a_plays_table_edit_and_hands_are_sent_side_by_side(
+    bot: BotHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state = await _start(bot)
+    mover = await _pick_one(bot, state)
+    spans: list[tuple[str, Any, float, float]] = []
+    answer = bot.fake.do_request
+
+    async def slow(url: str, method: str, request_data: Any = None, **kwargs: Any) -> Any:
+        started = time.monotonic()
+        await asyncio.sleep(ANSWER_S)
+        try:
+            return await answer(url, method, request_data, **kwargs)
+        finally:
+            # (The bot sends each parameter JSON-encoded: the chat id as a string.)
+            chat = request_data.parameters.get("chat_id") if request_data is not None else None
+            chat = int(chat) if chat is not None else None
+            spans.append((url.rsplit("/", 1)[-1], chat, started, time.monotonic()))
+
+    monkeypatch.setattr(bot.fake, "do_request", slow)
+    await bot.press(mover, mover.id, has_op(Op.PLAY))
+    assert (await game_state(bot)).plays == 1
+    (table_edit,) = [s for s in spans if s[0] == "editMessageText" and s[1] == GROUP_ID]
+    hands = [s for s in spans if s[1] in USERS]
+    assert {s[0] for s in hands} >= {"editMessageText", "sendMessage", "deleteMessage"}
+    # The table's edit is in flight while the hands' requests are: each request takes
+    # ANSWER_S, so one after the other they could not overlap.
+    assert any(start < table_edit[3] and table_edit[2] < end for *_, start, end in hands)
+    bot.fake.assert_clean()
+
+
+async def test_a_hand_sent_is_kept_when_another_request_of_the_play_fails(
+    bot: BotHarness,
+) -> None:
+    state = await _start(bot)
+    mover = await _pick_one(bot, state)
+    following = USERS[state.players[(state.turn + 1) % 3].user_id]
+    play = bot.updates.press(bot.fake, mover, mover.id, has_op(Op.PLAY))
+    # One of the play's edits (the mover's hand or the table) fails; the next player's new
+    # hand is sent all the same.
+    bot.fake.fail_next("editMessageText", status=502, description="Bad Gateway")
+    with pytest.raises(TelegramError):
+        await bot.feed(play)
+    _, messages = await bot.store.load(GROUP_ID)
+    with_keyboard = [m for m in bot.fake.visible_messages(following.id) if m.reply_markup]
+    assert len(with_keyboard) == 1
+    assert messages[hand_key(following.id)] == with_keyboard[0].message_id
+    # Telegram delivers the update again: the stored play is shown, with no second hand.
+    await bot.feed(play)
+    assert (await game_state(bot)).plays == 1
+    with_keyboard = [m for m in bot.fake.visible_messages(following.id) if m.reply_markup]
+    assert len(with_keyboard) == 1
+    bot.fake.assert_clean()
