@@ -82,3 +82,20 @@ async def test_a_pool_with_a_limit_is_never_drained_by_kept_connections(redis_ur
         assert await client.ping()
     finally:
         await client.aclose()
+
+
+@pytest.mark.parametrize("protocol", [2, 3])
+async def test_a_session_reads_the_same_under_either_protocol(
+    redis: Redis, redis_url: str, protocol: int
+) -> None:
+    # RESP3 answers HGETALL with a map, RESP2 (and any script) with a flat list.
+    store = GameStore(redis)
+    await store.transact(CHAT, _replace_with(_lobbyless_session("either")), update_id=9)
+    await store.set_messages(CHAT, {"table": 7, "hand:5": 8})
+    client = Redis.from_url(redis_url, protocol=protocol, **CLIENT_OPTIONS)
+    try:
+        session, messages = await GameStore(client).load(CHAT)
+        assert session is not None and session.title == "either"
+        assert messages == {"table": 7, "hand:5": 8}
+    finally:
+        await client.aclose()
