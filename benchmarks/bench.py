@@ -200,12 +200,20 @@ def _tail(path: Path, limit: int = 2000) -> str:
 
 
 class WebServer:
-    """One ``serve_bench.py`` process on 127.0.0.1 and a free port."""
+    """One ``serve_bench.py`` process on 127.0.0.1 and a free port; ``tree``: the source tree
+    whose bot it serves (another tree's for ``compare.py``)."""
 
     def __init__(
-        self, mode: str, redis_url: str, workdir: Path, name: str, extra: tuple[str, ...] = ()
+        self,
+        mode: str,
+        redis_url: str,
+        workdir: Path,
+        name: str,
+        extra: tuple[str, ...] = (),
+        tree: Path = ROOT,
     ) -> None:
         self.mode = mode
+        self.tree = tree
         self.extra = extra
         self.redis_url = redis_url
         self.log_path = workdir / f"{name}.log"
@@ -219,13 +227,15 @@ class WebServer:
             self.process = subprocess.Popen(
                 [
                     sys.executable,
-                    str(HERE / "serve_bench.py"),
+                    str(self.tree / "benchmarks" / "serve_bench.py"),
                     "--port", str(port),
                     "--redis-url", self.redis_url,
                     "--mode", self.mode,
                     *self.extra,
                 ],
-                cwd=ROOT,
+                cwd=self.tree,
+                # Another tree's tgcheat: PYTHONPATH comes before the editable install of this one.
+                env=None if self.tree == ROOT else {**os.environ, "PYTHONPATH": str(self.tree)},
                 stdin=subprocess.DEVNULL,
                 stdout=log_file,
                 stderr=log_file,
@@ -292,6 +302,8 @@ class Bench:
         self.sizes = sizes
         self.client = client
         self.only = only
+        #: The source tree of a web server, by name, when not this one (``compare.py``).
+        self.trees: dict[str, Path] = {}
         self.workdir = workdir
         self.redis_server = RedisServer(workdir)
         self.results: dict[str, Any] = {"sizes": dataclasses.asdict(sizes), "client": client}
@@ -337,7 +349,8 @@ class Bench:
                 if name not in needed:
                     continue
                 url = self.production_url if production else self.redis_server.url
-                server = WebServer(mode, url, self.workdir, name, extra)
+                tree = self.trees.get(name, ROOT)
+                server = WebServer(mode, url, self.workdir, name, extra, tree)
                 self.servers[name] = server
                 server.start()
             await asyncio.gather(*(s.wait_ready(self.control) for s in self.servers.values()))

@@ -16,8 +16,6 @@ import argparse
 import asyncio
 import contextlib
 import io
-import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -27,44 +25,12 @@ from typing import Any
 import bench
 from driver import Http
 
-from tests.support.redis_server import free_port
-
-
-def _server_in(tree: Path, base: type[bench.WebServer]) -> type[bench.WebServer]:
-    """A WebServer that runs ``serve_bench.py`` of ``tree``, importing that tree's tgcheat
-    (PYTHONPATH comes before the editable install of this one)."""
-
-    class OtherTreeServer(base):  # type: ignore[valid-type,misc]
-        def start(self) -> None:
-            port = free_port()
-            self.url = f"http://127.0.0.1:{port}"
-            with open(self.log_path, "wb") as log_file:
-                self.process = subprocess.Popen(
-                    [
-                        sys.executable,
-                        str(tree / "benchmarks" / "serve_bench.py"),
-                        "--port", str(port),
-                        "--redis-url", self.redis_url,
-                        "--mode", self.mode,
-                        *self.extra,
-                    ],
-                    cwd=tree,
-                    env={**os.environ, "PYTHONPATH": str(tree)},
-                    stdin=subprocess.DEVNULL,
-                    stdout=log_file,
-                    stderr=log_file,
-                    start_new_session=True,
-                )  # fmt: skip
-
-    return OtherTreeServer
-
 
 class Comparison(bench.Bench):
     """The two-process phase, with ``tgcheat2`` from the other tree, counting each server."""
 
-    def __init__(self, other: Path, *args: Any) -> None:
+    def __init__(self, *args: Any) -> None:
         super().__init__(*args)
-        self.other = other
         self.server_cpu_s = [0.0, 0.0]
         self.server_updates = [0, 0]
 
@@ -86,23 +52,15 @@ def main(argv: list[str] | None = None) -> int:
     other = args.other.resolve()
     if not (other / "benchmarks" / "serve_bench.py").exists():
         parser.error(f"{other} has no benchmarks/serve_bench.py")
-    original = bench.WebServer
     sizes = bench.QUICK if args.quick else bench.FULL
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="tgcheat-compare-") as tmp:
-        comparison = Comparison(other, sizes, Path(tmp), "raw", ("tgcheat_2proc",))
+        comparison = Comparison(sizes, Path(tmp), "raw", ("tgcheat_2proc",))
 
         # Only the second web process comes from the other tree.
-        def web_server(mode: str, url: str, workdir: Path, name: str, extra: Any = ()) -> Any:
-            kind = _server_in(other, original) if name == "tgcheat2" else original
-            return kind(mode, url, workdir, name, extra)
-
-        bench.WebServer = web_server  # type: ignore[misc,assignment]
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                results = asyncio.run(comparison.run())
-        finally:
-            bench.WebServer = original  # type: ignore[misc]
+        comparison.trees["tgcheat2"] = other
+        with contextlib.redirect_stdout(io.StringIO()):
+            results = asyncio.run(comparison.run())
     if "errors" in results:
         print(f"failed: {results['errors']}", file=sys.stderr)
         return 1
