@@ -4,7 +4,7 @@ state, so whatever the order of deliveries, a message shows a state that really 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Coroutine, Sequence
 from typing import Any
 
 from tgcheat.bot import views
@@ -118,14 +118,14 @@ class Publisher:
                 text = views.passed_view(tr, state, event)
                 await self.sender.send(session.chat_id, views.View(text), silent=True)
         ended = any(isinstance(e, GameEnded) for e in events)
-        table = None if table_deferred else self.refresh_table(session, state, messages)
         if not ended:
             # The table (in the group) and the hands (in private chats) at once: a play waits
             # for Telegram's answers to its requests side by side, not one after the other.
+            table = None if table_deferred else self.refresh_table(session, state, messages)
             await self._publish_hands(session, state, events, messages, alongside=table)
             return
-        if table is not None:
-            await table
+        if not table_deferred:
+            await self.refresh_table(session, state, messages)
         if state.result is not None:
             result = views.result_view(tr, state, state.result)
             if session.match is not None:
@@ -178,39 +178,15 @@ class Publisher:
         events: Sequence[Event],
         messages: dict[str, int],
         *,
-        alongside: Awaitable[None] | None = None,
+        alongside: Coroutine[Any, Any, None] | None = None,
     ) -> None:
         """Show the hands that changed (``alongside``: a request sent at the same time)."""
-        turn_seats = {e.seat for e in events if isinstance(e, TurnStarted)}
-        changed = {e.seat for e in events if isinstance(e, HandChanged)}
-        rules = state.rules
-        for event in events:
-            # Answers given in private: those asked get a fresh message (a notification).
-            if isinstance(event, FinalPlayPending) and rules.final_check is FinalCheck.NEXT:
-                turn_seats |= event.answerers
-            elif isinstance(event, PassRequested):
-                turn_seats |= event.voters
-            elif isinstance(event, (PassVoted, PassRefused, Passed)):
-                changed |= set(range(len(state.players)))
-            elif isinstance(event, ChallengeResolved) and rules.challengers is Challengers.NEXT:
-                changed.add(event.challenger)
-        changed = {seat for seat in changed if not state.players[seat].left} | {
-            e.seat for e in events if isinstance(e, HandChanged)
-        }
-        if state.phase is Phase.FINISHED:
-            changed = set(range(len(state.players)))
-            turn_seats = set()
-        jobs = []
-        for seat in sorted(changed | turn_seats):
-            user_id = state.players[seat].user_id
-            old = messages.get(hand_key(user_id))
-            view = views.hand_view(
-                translator(session.language_of(user_id)), session, state, seat, session.title
-            )
-            if seat in turn_seats or old is None:
-                jobs.append(self._repost(session.chat_id, user_id, old, view))
-            else:
-                jobs.append(self._edit_hand(user_id, old, view))
+        try:
+            jobs = self._hand_jobs(session, state, events, messages)
+        except BaseException:
+            if alongside is not None:
+                alongside.close()  # never started: nothing to wait for
+            raise
         # Concurrently: each is a request to Telegram, in a chat of its own (one job needs no
         # task of its own). Every job runs to its end, so that the ids of the messages that
         # were sent are kept even when another job failed; then the first failure is raised.
@@ -240,6 +216,47 @@ class Publisher:
         if failures:
             raise failures[0]
         await self._tell_unreachable(session, state, unreachable)
+
+    def _hand_jobs(
+        self,
+        session: Session,
+        state: GameState,
+        events: Sequence[Event],
+        messages: dict[str, int],
+    ) -> list[Coroutine[Any, Any, tuple[int, int]]]:
+        """A request (not yet started) for each hand to show anew: a new message for those
+        whose turn it is, an edit for the others whose hand changed."""
+        turn_seats = {e.seat for e in events if isinstance(e, TurnStarted)}
+        changed = {e.seat for e in events if isinstance(e, HandChanged)}
+        rules = state.rules
+        for event in events:
+            # Answers given in private: those asked get a fresh message (a notification).
+            if isinstance(event, FinalPlayPending) and rules.final_check is FinalCheck.NEXT:
+                turn_seats |= event.answerers
+            elif isinstance(event, PassRequested):
+                turn_seats |= event.voters
+            elif isinstance(event, (PassVoted, PassRefused, Passed)):
+                changed |= set(range(len(state.players)))
+            elif isinstance(event, ChallengeResolved) and rules.challengers is Challengers.NEXT:
+                changed.add(event.challenger)
+        changed = {seat for seat in changed if not state.players[seat].left} | {
+            e.seat for e in events if isinstance(e, HandChanged)
+        }
+        if state.phase is Phase.FINISHED:
+            changed = set(range(len(state.players)))
+            turn_seats = set()
+        jobs: list[Coroutine[Any, Any, tuple[int, int]]] = []
+        for seat in sorted(changed | turn_seats):
+            user_id = state.players[seat].user_id
+            old = messages.get(hand_key(user_id))
+            view = views.hand_view(
+                translator(session.language_of(user_id)), session, state, seat, session.title
+            )
+            if seat in turn_seats or old is None:
+                jobs.append(self._repost(session.chat_id, user_id, old, view))
+            else:
+                jobs.append(self._edit_hand(user_id, old, view))
+        return jobs
 
     async def _repost(
         self, chat_id: int, user_id: int, old: int | None, view: views.View
