@@ -51,8 +51,11 @@ class Press:
     #: The rank a PICK adds, or the rank a PLAY claims.
     rank: Rank | None = None
 
+    def _head(self) -> str:
+        return f"{self.op}:{self.chat_id}:{self.game_id}:{self.number}"
+
     def encode(self) -> str:
-        data = f"{self.op}:{self.chat_id}:{self.game_id}:{self.number}"
+        data = self._head()
         if self.op in _WITH_SELECTION:
             data += f":{self.selection}:{self.rank.code if self.rank is not None else ''}"
         if len(data.encode()) > MAX_CALLBACK_BYTES:
@@ -63,7 +66,7 @@ class Press:
         """The data of this press with each of ``ranks`` (a keyboard's row of ranks): one
         encoding, the rank code appended to it."""
         assert self.op in _WITH_SELECTION, "only a hand keyboard's presses name a rank"
-        base = f"{self.op}:{self.chat_id}:{self.game_id}:{self.number}:{self.selection}:"
+        base = f"{self._head()}:{self.selection}:"
         if len(base.encode()) + 1 > MAX_CALLBACK_BYTES:
             raise ValueError(f"callback data too long: {base!r}")
         return [base + rank.code for rank in ranks]

@@ -67,9 +67,11 @@ def tap_from_json(data: dict[str, Any]) -> Tap | None:
     chat_id = message_id = None
     message = query.get("message")
     if message is not None:
-        chat = message.get("chat") if isinstance(message, dict) else None
+        if not isinstance(message, dict):
+            return None
+        chat = message.get("chat")
         chat_id = chat.get("id") if isinstance(chat, dict) else None
-        message_id = message.get("message_id") if isinstance(message, dict) else None
+        message_id = message.get("message_id")
         if not _is_int(chat_id) or not _is_int(message_id):
             return None
     return Tap(update_id, query_id, user_id, language_code, button_data, chat_id, message_id)

@@ -137,12 +137,8 @@ def full_deck(decks: int = 1, jokers: bool = False) -> tuple[Card, ...]:
 
 def count_by_rank(cards: Iterable[Card]) -> dict[Rank, int]:
     """How many cards of each rank, in rank order (how a hand is shown: grouped by rank)."""
-    counts = Counter(map(_rank_of, cards))
+    counts = Counter(card.rank for card in cards)
     return {rank: counts[rank] for rank in sorted(counts)}
-
-
-def _rank_of(card: int) -> Rank:
-    return _RANK_AT[card % CODES_PER_DECK]
 
 
 def pick_by_rank(hand: Iterable[Card], wanted: Mapping[Rank, int]) -> tuple[Card, ...] | None:

@@ -318,11 +318,11 @@ class GameStore:
             self._cache.clear()
         self._cache[chat_id] = (version, session, dict(messages))
 
-    def _remember_messages(self, chat_id: int, ids: Mapping[str, int], *, replace: bool) -> None:
+    def _remember_messages(self, chat_id: int, ids: Mapping[str, int]) -> None:
         cached = self._cache.get(chat_id)
         if cached is not None:
             version, session, messages = cached
-            self._cache[chat_id] = (version, session, dict(ids) if replace else {**messages, **ids})
+            self._cache[chat_id] = (version, session, {**messages, **ids})
 
     async def transact(
         self,
@@ -429,7 +429,7 @@ class GameStore:
     async def set_messages(self, chat_id: int, ids: Mapping[str, int]) -> None:
         if not ids:
             return
-        self._remember_messages(chat_id, ids, replace=False)
+        self._remember_messages(chat_id, ids)
         fields: list[str | int] = []
         for name, message_id in ids.items():
             fields += (MESSAGE_FIELD + name, message_id)
