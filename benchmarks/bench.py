@@ -52,7 +52,7 @@ from driver import (
 )
 from offline_api import BOT_USERNAME
 
-from tests.support.redis_server import RedisServer, free_port
+from tests.support.redis_server import RedisServer, free_port, stop_process
 from tests.support.updates import UpdateFactory, User, private
 from tgcheat.bot import views
 from tgcheat.bot.callbacks import Op, Press
@@ -171,6 +171,8 @@ PHASES = tuple(PHASE_SERVERS)
 #: Games created in Redis at once (scale), and the driver's Redis connections.
 CREATE_WORKERS = 64
 DRIVER_REDIS_CONNECTIONS = 64
+#: How long a web server may take to stop (SIGTERM) before it is killed.
+SERVER_STOP_TIMEOUT_S = 15.0
 #: Time for the clock's table edit in flight to be sent (after it left the deferred set).
 DEFERRED_SETTLE_S = 0.5
 #: Warm-up games before the accounting (connections opened, the Lua script loaded) stop after
@@ -180,16 +182,6 @@ ACCOUNT_WARMUP_S = 2.0
 
 def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
-def _stop_process(process: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def _tail(path: Path, limit: int = 2000) -> str:
@@ -257,7 +249,7 @@ class WebServer:
 
     def stop(self) -> None:
         if self.process is not None:
-            _stop_process(self.process)
+            stop_process(self.process, SERVER_STOP_TIMEOUT_S)
             self.process = None
 
     async def reset(self, client: httpx.AsyncClient) -> None:

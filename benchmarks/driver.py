@@ -228,10 +228,11 @@ class Http:
         """Hold back new updates and wait for those in flight (a post already past the gate
         may still start one more: wait until none is)."""
         self.gate.clear()
-        while self.in_flight:
-            self._drained.clear()
-            await self._drained.wait()
+        await self._drain()
         await asyncio.sleep(0.05)
+        await self._drain()
+
+    async def _drain(self) -> None:
         while self.in_flight:
             self._drained.clear()
             await self._drained.wait()

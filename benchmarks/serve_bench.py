@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
 
+import hiredis
 import orjson
 import redis.asyncio
 import uvicorn
@@ -172,22 +173,13 @@ class CountingConnection(Connection):
 
 
 def _command_names(packed: bytes | list[bytes]) -> list[str]:
-    """The names of the commands in what a connection sends (RESP arrays of bulk strings; the
+    """The names of the commands in what a connection sends, read by hiredis's RESP reader (the
     store packs its commands itself, so they are counted here rather than in pack_command)."""
-    data = packed if isinstance(packed, bytes) else b"".join(bytes(chunk) for chunk in packed)
+    reader = hiredis.Reader()
+    reader.feed(packed if isinstance(packed, bytes) else b"".join(map(bytes, packed)))
     names = []
-    position = 0
-    while position < len(data):
-        end = data.index(b"\r\n", position)
-        count = int(data[position + 1 : end])
-        position = end + 2
-        for index in range(count):
-            end = data.index(b"\r\n", position)
-            start = end + 2
-            length = int(data[position + 1 : end])
-            if index == 0:
-                names.append(data[start : start + length].decode().upper())
-            position = start + length + 2
+    while (command := reader.gets()) is not False:
+        names.append(command[0].decode().upper())
     return names
 
 

@@ -26,6 +26,18 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def stop_process(process: subprocess.Popen[bytes], timeout: float) -> None:
+    """SIGTERM, then SIGKILL if it has not exited within ``timeout`` seconds."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 class RedisServer:
     """One redis-server with its files in ``workdir``; ``append_only`` keeps its data across a
     stop and a start (on the same port, so clients reconnect to it)."""
@@ -81,14 +93,8 @@ class RedisServer:
     def stop(self) -> None:
         """SIGTERM: Redis flushes its append-only file, then exits."""
         process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return
-        process.terminate()
-        try:
-            process.wait(STOP_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        if process is not None:
+            stop_process(process, STOP_TIMEOUT_S)
 
     def _wait_ready(self) -> bool:
         client = sync_redis.Redis.from_url(self.url)
