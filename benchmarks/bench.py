@@ -65,7 +65,7 @@ from tgcheat.engine.state import Phase
 from tgcheat.i18n import translator
 from tgcheat.simulate import simulate
 from tgcheat.store.games import KEY_PREFIX, GameStore
-from tgcheat.store.session import Session
+from tgcheat.table.session import Session
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

@@ -38,7 +38,7 @@ from tgcheat.engine.game import awaited
 from tgcheat.engine.state import GameState, Phase
 from tgcheat.i18n import translator
 from tgcheat.store.games import GameStore
-from tgcheat.store.session import Session
+from tgcheat.table.session import Session
 
 SECRET = "bench-secret"
 WEBHOOK_PATH = "/telegram"

@@ -48,7 +48,7 @@ from tgcheat.engine.rules import (
 )
 from tgcheat.engine.state import EndReason, GameState, Phase, Result
 from tgcheat.i18n import LOCALES_DIR, Translator, available_languages, translator
-from tgcheat.store.session import Session
+from tgcheat.table.session import Session
 
 LANGUAGES = [lang for lang in available_languages() if lang != "en"]
 #: Words a language writes like English, by nature (loanwords, the same noun).

@@ -107,7 +107,8 @@ from tgcheat.engine.game import ActionRefused, apply  # noqa: E402
 from tgcheat.engine.invariants import violations as invariant_violations  # noqa: E402
 from tgcheat.engine.rules import Challengers, FinalCheck  # noqa: E402
 from tgcheat.engine.state import GameState, Phase  # noqa: E402
-from tgcheat.store.session import Session, decode  # noqa: E402
+from tgcheat.store.codec import decode  # noqa: E402
+from tgcheat.table.session import Session  # noqa: E402
 from tgcheat.web import SECRET_HEADER, create_web_app  # noqa: E402
 
 T = TypeVar("T")

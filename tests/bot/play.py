@@ -13,7 +13,7 @@ from tgcheat.bot.callbacks import Op
 from tgcheat.engine.cards import Rank
 from tgcheat.engine.game import play_limit
 from tgcheat.engine.state import GameState, Phase
-from tgcheat.store.session import Session
+from tgcheat.table.session import Session
 
 
 def has_op(op: Op, rank: Rank | None = None) -> Any:

@@ -47,7 +47,7 @@ from tgcheat.engine.game import refusal
 from tgcheat.engine.invariants import violations
 from tgcheat.engine.rules import PRESETS, Passing, RankRule, Rules
 from tgcheat.engine.state import Phase
-from tgcheat.store.session import Session
+from tgcheat.table.session import Session
 
 PLAYERS = (User(201, "Ann"), User(202, "Bob"), User(203, "Cy"), User(204, "Di"))
 #: Not playing: one who never started the bot, one who did, and a group admin.

@@ -11,7 +11,7 @@ from tests.support.updates import User
 from tgcheat.bot.callbacks import Op
 from tgcheat.engine.cards import Card
 from tgcheat.engine.state import Phase
-from tgcheat.store.session import Session
+from tgcheat.table.session import Session
 
 ANN, BOB, CAROL = User(1, "Ann"), User(2, "Bob"), User(3, "Carol")
 USERS = {u.id: u for u in (ANN, BOB, CAROL)}

@@ -37,7 +37,7 @@ from tgcheat.engine.game import awaited
 from tgcheat.engine.invariants import violations
 from tgcheat.engine.state import GameState, Phase
 from tgcheat.store.games import GameStore
-from tgcheat.store.session import Session
+from tgcheat.table.session import Session
 from tgcheat.web import SECRET_HEADER, create_web_app
 
 PLAYERS = (User(501, "Ann"), User(502, "Bob"), User(503, "Cy"), User(504, "Di"))

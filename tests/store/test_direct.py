@@ -11,7 +11,7 @@ from redis.asyncio import BlockingConnectionPool, Redis
 from tgcheat.redis_connection import CLIENT_OPTIONS
 from tgcheat.store.direct import DirectCommands
 from tgcheat.store.games import GameStore
-from tgcheat.store.session import Session
+from tgcheat.table.session import Session
 
 CHAT = -100777
 

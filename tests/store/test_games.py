@@ -14,8 +14,9 @@ from tgcheat.engine.game import new_game, random_seating
 from tgcheat.engine.lobby import Lobby
 from tgcheat.engine.rules import PRESETS, Rules
 from tgcheat.engine.state import Phase
+from tgcheat.store.codec import decode, encode
 from tgcheat.store.games import SESSION_TTL_S, GameStore
-from tgcheat.store.session import Session, decode, encode
+from tgcheat.table.session import Session
 
 CHAT = -100123
 

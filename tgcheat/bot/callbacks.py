@@ -1,9 +1,23 @@
 """Callback data: short (≤ 64 bytes), naming the game and its version, parsed as untrusted input.
 
-Layout: ``<op>:<chat id>:<game id>:<number>[:<selection>]`` where <number> is the claim a
-Cheat!/accept button answers, or the play count a hand keyboard was drawn at, so a button of
-an older state is recognised as stale. The card selection of the hand keyboard travels in the
-data itself (one rank code per card), so picking cards needs no write to Redis.
+Every kind of button has a type of its own, and every field one meaning:
+
+- ``TablePress``: Start, Cancel (the lobby) and Next game (a match's result): the game only.
+- ``ClaimPress``: Cheat! and I believe you, answering claim number ``claim``.
+- ``TurnPress``: Pass and the pass vote, drawn at play count ``plays``.
+- ``HandPress``: the hand keyboard (pick a rank, clear, play), drawn at play count ``plays``;
+  the cards picked so far travel in the data (one rank code per card), so that picking cards
+  needs no write to Redis.
+- ``SettingsPress``: the /settings menu, with its target (the menu, one option, a preset, an
+  option's value).
+- ``LanguagePress``: a language for the group or for the person.
+
+A press drawn for an older state (another game id, another play count, a claim no longer
+open) is recognised as stale by whoever handles it.
+
+Wire layout: ``<op>:<chat id>:<key>:<number>[:<selection>:<rank>]``; the key is the game id,
+except for settings (an option's index, ``m`` for the menu, ``p`` for presets) and languages
+(the language code).
 """
 
 from __future__ import annotations
@@ -20,72 +34,182 @@ MAX_CALLBACK_BYTES = 64
 
 
 class Op(enum.StrEnum):
+    """The first field of the data: which kind of button it is."""
+
     START = "s"
     CANCEL = "x"
+    NEXT_GAME = "g"
     CHALLENGE = "c"
     ACCEPT = "a"
-    PICK = "k"
-    CLEAR = "r"
-    PLAY = "p"
     PASS = "q"
     VOTE_YES = "y"
     VOTE_NO = "n"
-    NEXT_GAME = "g"
-    #: Settings menu: show the menu (game id "m") or one option (game id = its index).
+    PICK = "k"
+    CLEAR = "r"
+    PLAY = "p"
     SETTINGS_SHOW = "o"
-    #: Settings menu: set option <game id> to its value number <number>; game id "p" picks
-    #: preset number <number>.
     SETTINGS_SET = "v"
-    #: Choose a language: game id = the language code, for the chat of <chat id>.
     LANGUAGE = "l"
 
 
+TABLE_OPS = frozenset({Op.START, Op.CANCEL, Op.NEXT_GAME})
+CLAIM_OPS = frozenset({Op.CHALLENGE, Op.ACCEPT})
+TURN_OPS = frozenset({Op.PASS, Op.VOTE_YES, Op.VOTE_NO})
+HAND_OPS = frozenset({Op.PICK, Op.CLEAR, Op.PLAY})
+SETTINGS_OPS = frozenset({Op.SETTINGS_SHOW, Op.SETTINGS_SET})
+
+
+def _checked(data: str) -> str:
+    if len(data.encode()) > MAX_CALLBACK_BYTES:
+        raise ValueError(f"callback data too long: {data!r}")
+    return data
+
+
 @dataclass(frozen=True, slots=True)
-class Press:
+class TablePress:
     op: Op
     chat_id: int
     game_id: str
-    number: int
-    #: Cards chosen so far (hand keyboard), as a rank code per card, e.g. "77K".
+
+    def encode(self) -> str:
+        return _checked(f"{self.op}:{self.chat_id}:{self.game_id}:0")
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimPress:
+    op: Op
+    chat_id: int
+    game_id: str
+    #: The number of the claim answered (``Claim.number``).
+    claim: int
+
+    def encode(self) -> str:
+        return _checked(f"{self.op}:{self.chat_id}:{self.game_id}:{self.claim}")
+
+
+@dataclass(frozen=True, slots=True)
+class TurnPress:
+    op: Op
+    chat_id: int
+    game_id: str
+    #: The game's play count when the button was drawn.
+    plays: int
+
+    @property
+    def yes(self) -> bool:
+        return self.op is Op.VOTE_YES
+
+    def encode(self) -> str:
+        return _checked(f"{self.op}:{self.chat_id}:{self.game_id}:{self.plays}")
+
+
+@dataclass(frozen=True, slots=True)
+class HandPress:
+    op: Op
+    chat_id: int
+    game_id: str
+    #: The game's play count when the keyboard was drawn.
+    plays: int
+    #: Cards chosen so far, as a rank code per card, e.g. "77K".
     selection: str = ""
     #: The rank a PICK adds, or the rank a PLAY claims.
     rank: Rank | None = None
 
-    def _head(self) -> str:
-        return f"{self.op}:{self.chat_id}:{self.game_id}:{self.number}"
+    def _base(self) -> str:
+        return f"{self.op}:{self.chat_id}:{self.game_id}:{self.plays}:{self.selection}:"
 
     def encode(self) -> str:
-        data = self._head()
-        if self.op in _WITH_SELECTION:
-            data += f":{self.selection}:{self.rank.code if self.rank is not None else ''}"
-        if len(data.encode()) > MAX_CALLBACK_BYTES:
-            raise ValueError(f"callback data too long: {data!r}")
-        return data
+        return _checked(self._base() + (self.rank.code if self.rank is not None else ""))
 
     def encode_each(self, ranks: Iterable[Rank]) -> list[str]:
         """The data of this press with each of ``ranks`` (a keyboard's row of ranks): one
         encoding, the rank code appended to it."""
-        assert self.op in _WITH_SELECTION, "only a hand keyboard's presses name a rank"
-        base = f"{self._head()}:{self.selection}:"
-        if len(base.encode()) + 1 > MAX_CALLBACK_BYTES:
-            raise ValueError(f"callback data too long: {base!r}")
+        base = _checked(self._base() + "x")[:-1]
         return [base + rank.code for rank in ranks]
 
     def selected(self) -> Counter[Rank]:
         return Counter(Rank.from_code(code) for code in self.selection)
 
 
-#: Ops of the hand keyboard, whose data carries the selection and a rank.
-_WITH_SELECTION = frozenset({Op.PICK, Op.PLAY, Op.CLEAR})
+@dataclass(frozen=True, slots=True)
+class SettingsMenu:
+    """The list of every option and the presets."""
+
+
+@dataclass(frozen=True, slots=True)
+class OptionMenu:
+    """One option's values; ``option`` indexes ``OPTION_NAMES``."""
+
+    option: int
+
+
+@dataclass(frozen=True, slots=True)
+class PresetChoice:
+    """Preset number ``preset`` of ``PRESETS`` is chosen."""
+
+    preset: int
+
+
+@dataclass(frozen=True, slots=True)
+class ValueChoice:
+    """Value number ``value`` of ``OPTION_VALUES`` is chosen for option number ``option``."""
+
+    option: int
+    value: int
+
+
+SettingsTarget = SettingsMenu | OptionMenu | PresetChoice | ValueChoice
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsPress:
+    chat_id: int
+    target: SettingsTarget
+
+    @property
+    def op(self) -> Op:
+        shows = isinstance(self.target, SettingsMenu | OptionMenu)
+        return Op.SETTINGS_SHOW if shows else Op.SETTINGS_SET
+
+    def encode(self) -> str:
+        match self.target:
+            case SettingsMenu():
+                key, number = "m", 0
+            case OptionMenu(option):
+                key, number = str(option), 0
+            case PresetChoice(preset):
+                key, number = "p", preset
+            case ValueChoice(option, value):
+                key, number = str(option), value
+        return _checked(f"{self.op}:{self.chat_id}:{key}:{number}")
+
+
+@dataclass(frozen=True, slots=True)
+class LanguagePress:
+    #: The group whose language is set (negative), or the person's own private chat.
+    chat_id: int
+    language: str
+
+    @property
+    def op(self) -> Op:
+        return Op.LANGUAGE
+
+    @property
+    def for_group(self) -> bool:
+        return self.chat_id < 0
+
+    def encode(self) -> str:
+        return _checked(f"{Op.LANGUAGE}:{self.chat_id}:{self.language}:0")
+
+
+Press = TablePress | ClaimPress | TurnPress | HandPress | SettingsPress | LanguagePress
 
 
 class BadCallback(ValueError):
     """Data no button of ours carries: forged, truncated, or from another bot version."""
 
 
-_GAME_ID = re.compile(r"[a-z0-9]{1,12}")
-#: Ops whose "game id" field names a settings menu entry instead of a game.
-SETTINGS_OPS = frozenset({Op.SETTINGS_SHOW, Op.SETTINGS_SET})
+_KEY = re.compile(r"[A-Za-z0-9_]{1,12}")
 _CHAT_ID = re.compile(r"-?[0-9]{1,16}")
 _NUMBER = re.compile(r"[0-9]{1,6}")
 _RANK_CODES = frozenset(rank.code for rank in Rank)
@@ -99,19 +223,46 @@ def parse(data: str | None) -> Press:
         op = Op(parts[0])
     except ValueError:
         raise BadCallback(f"unknown op {parts[0]!r}") from None
-    with_selection = op in _WITH_SELECTION
-    if len(parts) != (6 if with_selection else 4):
+    if len(parts) != (6 if op in HAND_OPS else 4):
         raise BadCallback("wrong number of fields")
-    _, chat, game_id, number = parts[:4]
-    if not (_CHAT_ID.fullmatch(chat) and _GAME_ID.fullmatch(game_id) and _NUMBER.fullmatch(number)):
+    _, chat, key, number_text = parts[:4]
+    if not (_CHAT_ID.fullmatch(chat) and _KEY.fullmatch(key) and _NUMBER.fullmatch(number_text)):
         raise BadCallback("malformed field")
-    selection, rank = "", None
-    if with_selection:
-        selection, rank_code = parts[4], parts[5]
-        if not set(selection) <= _RANK_CODES or len(rank_code) > 1:
-            raise BadCallback("malformed selection")
-        if rank_code:
-            if rank_code not in _RANK_CODES:
-                raise BadCallback("malformed rank")
-            rank = Rank.from_code(rank_code)
-    return Press(op, int(chat), game_id, int(number), selection, rank)
+    chat_id, number = int(chat), int(number_text)
+    if op in TABLE_OPS:
+        return TablePress(op, chat_id, key)
+    if op in CLAIM_OPS:
+        return ClaimPress(op, chat_id, key, number)
+    if op in TURN_OPS:
+        return TurnPress(op, chat_id, key, number)
+    if op in HAND_OPS:
+        return _hand_press(op, chat_id, key, number, parts[4], parts[5])
+    if op in SETTINGS_OPS:
+        return SettingsPress(chat_id, _settings_target(op, key, number))
+    return LanguagePress(chat_id, key)
+
+
+def _hand_press(
+    op: Op, chat_id: int, game_id: str, plays: int, selection: str, rank_code: str
+) -> HandPress:
+    if not set(selection) <= _RANK_CODES or len(rank_code) > 1:
+        raise BadCallback("malformed selection")
+    rank = None
+    if rank_code:
+        if rank_code not in _RANK_CODES:
+            raise BadCallback("malformed rank")
+        rank = Rank.from_code(rank_code)
+    return HandPress(op, chat_id, game_id, plays, selection, rank)
+
+
+def _settings_target(op: Op, key: str, number: int) -> SettingsTarget:
+    if op is Op.SETTINGS_SHOW:
+        if key == "m":
+            return SettingsMenu()
+        if key.isdigit():
+            return OptionMenu(int(key))
+    elif key == "p":
+        return PresetChoice(number)
+    elif key.isdigit():
+        return ValueChoice(int(key), number)
+    raise BadCallback("malformed settings target")

@@ -62,7 +62,7 @@ from tgcheat.engine.rules import (
 from tgcheat.engine.state import GameState, Phase
 from tgcheat.i18n import N_, Translator, available_languages, translator
 from tgcheat.store.games import Committed, GameStore
-from tgcheat.store.session import Session
+from tgcheat.table.session import Session
 
 log = logging.getLogger(__name__)
 

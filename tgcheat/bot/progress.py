@@ -10,7 +10,7 @@ from tgcheat.bot.deadlines import game_deadline
 from tgcheat.engine.events import Event
 from tgcheat.engine.match import record_game
 from tgcheat.engine.state import GameState, Phase
-from tgcheat.store.session import Session
+from tgcheat.table.session import Session
 
 
 def advance(session: Session, state: GameState, events: Sequence[Event], now_ms: int) -> Session:

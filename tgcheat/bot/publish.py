@@ -25,7 +25,7 @@ from tgcheat.engine.rules import Challengers, FinalCheck
 from tgcheat.engine.state import GameState, Phase
 from tgcheat.i18n import translator
 from tgcheat.store.games import GameStore
-from tgcheat.store.session import Session
+from tgcheat.table.session import Session
 
 TABLE = "table"
 

@@ -20,7 +20,7 @@ from tgcheat.engine.events import Event
 from tgcheat.engine.game import ActionRefused, apply
 from tgcheat.engine.state import Phase
 from tgcheat.store.games import GameStore
-from tgcheat.store.session import Session
+from tgcheat.table.session import Session
 
 log = logging.getLogger(__name__)
 

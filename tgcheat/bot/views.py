@@ -46,7 +46,7 @@ from tgcheat.engine.rules import (
 )
 from tgcheat.engine.state import Claim, EndReason, GameState, Phase, Result
 from tgcheat.i18n import N_, Translator, available_languages
-from tgcheat.store.session import Session
+from tgcheat.table.session import Session
 
 #: Telegram allows 4096 characters; names are cut so that a table of ten never exceeds it.
 MAX_NAME_CHARS = 64

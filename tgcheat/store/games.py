@@ -9,18 +9,20 @@ changed a game is ignored, whichever process sees it.
 from __future__ import annotations
 
 import asyncio
+import enum
 import json
 import random
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
 
 from redis.asyncio import Redis
 
 from tgcheat.engine.rules import Rules
+from tgcheat.store.codec import decode, encode
 from tgcheat.store.direct import DirectCommands
-from tgcheat.store.session import Session, decode, encode
+from tgcheat.table.session import MessageIds, Session
 
 R = TypeVar("R")
 T = TypeVar("T")
@@ -132,6 +134,9 @@ return 1
 # A session hash holds the version ("v"), the document ("d") and the ids of the messages that
 # show the game, one field each ("m:<name>"): one read gets them all, and they expire together.
 MESSAGE_FIELD = "m:"
+_TABLE = "table"
+_HAND = "hand:"
+_TOLD = "told:"
 
 # KEYS[1] session hash, KEYS[2] the update's marker. The session hash, and whether the update
 # was handled already.
@@ -166,24 +171,40 @@ class ConflictError(Exception):
     """The session kept changing under us for MAX_ATTEMPTS tries."""
 
 
-@dataclass(frozen=True, slots=True)
+class Outcome(enum.Enum):
+    """What a transaction did."""
+
+    #: A new session was written.
+    CHANGED = "changed"
+    #: The change function left the session as it was: nothing was written.
+    UNCHANGED = "unchanged"
+    #: The update was already applied by an earlier delivery: nothing was done.
+    DUPLICATE = "duplicate"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Committed(Generic[R]):
     """The outcome of a transaction."""
 
+    outcome: Outcome
     #: The session after the change (the stored one when nothing changed).
     session: Session | None
-    #: What the change function returned besides the session.
+    #: What the change function returned besides the session (None for a duplicate).
     result: R | None
     #: The version now stored (0: none).
     version: int
-    #: True when a new session was written.
-    changed: bool
-    #: The update was already applied by an earlier delivery: nothing was done.
-    duplicate: bool
-    #: Message ids kept for this chat (the table, each player's hand).
-    messages: dict[str, int]
+    #: The messages that show the session (the table, each player's hand).
+    messages: MessageIds
     #: The group's message budget is spent: the table edit is left to the clock.
     table_deferred: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return self.outcome is Outcome.CHANGED
+
+    @property
+    def duplicate(self) -> bool:
+        return self.outcome is Outcome.DUPLICATE
 
 
 #: A change: from the stored session (or None) to the new one and a result. Returning the
@@ -206,7 +227,7 @@ class GameStore:
         self.group_messages_per_minute = group_messages_per_minute
         #: Per chat: the version, session and message ids this process last saw. Only a hint
         #: that may save a read; Redis stays the truth (see transact).
-        self._cache: dict[int, tuple[int, Session | None, dict[str, int]]] = {}
+        self._cache: dict[int, tuple[int, Session | None, MessageIds]] = {}
         #: Per chat: the last stored document this process wrote or read, and its session, so
         #: that reading the same document again skips decoding it (sessions are immutable).
         self._decoded: dict[int, tuple[bytes, Session]] = {}
@@ -267,7 +288,7 @@ class GameStore:
 
     async def _read(
         self, chat_id: int, update_id: int | None
-    ) -> tuple[Session | None, int, dict[str, int], bool]:
+    ) -> tuple[Session | None, int, MessageIds, bool]:
         """One round trip: the session, its message ids and whether the update was seen."""
         key = self._session_key(chat_id)
         if update_id is None:
@@ -289,11 +310,9 @@ class GameStore:
         raw_doc = fields.pop(b"d", None)
         version = int(fields.pop(b"v", 0))
         session = self._decode(chat_id, raw_doc) if raw_doc is not None else None
-        prefix = len(MESSAGE_FIELD)
-        messages = {field[prefix:].decode(): int(value) for field, value in fields.items()}
-        return session, version, messages, seen
+        return session, version, _message_ids(fields), seen
 
-    async def load(self, chat_id: int) -> tuple[Session | None, dict[str, int]]:
+    async def load(self, chat_id: int) -> tuple[Session | None, MessageIds]:
         session, version, messages, _seen = await self._read(chat_id, None)
         self._remember(chat_id, version, session, messages)
         return session, messages
@@ -312,17 +331,17 @@ class GameStore:
         self._decoded[chat_id] = (doc, session)
 
     def _remember(
-        self, chat_id: int, version: int, session: Session | None, messages: dict[str, int]
+        self, chat_id: int, version: int, session: Session | None, messages: MessageIds
     ) -> None:
         if len(self._cache) >= CACHE_CHATS:
             self._cache.clear()
-        self._cache[chat_id] = (version, session, dict(messages))
+        self._cache[chat_id] = (version, session, messages)
 
-    def _remember_messages(self, chat_id: int, ids: Mapping[str, int]) -> None:
+    def _remember_messages(self, chat_id: int, ids: MessageIds) -> None:
         cached = self._cache.get(chat_id)
         if cached is not None:
             version, session, messages = cached
-            self._cache[chat_id] = (version, session, {**messages, **ids})
+            self._cache[chat_id] = (version, session, messages.merged(ids))
 
     async def transact(
         self,
@@ -345,7 +364,13 @@ class GameStore:
             else:
                 session, version, messages, seen = await self._read(chat_id, update_id)
                 if seen:
-                    return Committed(session, None, version, False, True, messages)
+                    return Committed(
+                        outcome=Outcome.DUPLICATE,
+                        session=session,
+                        result=None,
+                        version=version,
+                        messages=messages,
+                    )
             try:
                 new_session, result = change(session)
             except Exception:
@@ -358,7 +383,13 @@ class GameStore:
                     cached = None
                     continue
                 self._remember(chat_id, version, session, messages)
-                return Committed(session, result, version, False, False, messages)
+                return Committed(
+                    outcome=Outcome.UNCHANGED,
+                    session=session,
+                    result=result,
+                    version=version,
+                    messages=messages,
+                )
             cached = None
             assert new_session is not None, "sessions are replaced, never deleted"
             doc = encode(new_session)
@@ -390,10 +421,21 @@ class GameStore:
                 self._remember(chat_id, version + 1, new_session, messages)
                 self._keep_decoded(chat_id, doc, new_session)
                 return Committed(
-                    new_session, result, version + 1, True, False, messages, outcome == 2
+                    outcome=Outcome.CHANGED,
+                    session=new_session,
+                    result=result,
+                    version=version + 1,
+                    messages=messages,
+                    table_deferred=outcome == 2,
                 )
             if outcome == -1:
-                return Committed(session, None, version, False, True, messages)
+                return Committed(
+                        outcome=Outcome.DUPLICATE,
+                        session=session,
+                        result=None,
+                        version=version,
+                        messages=messages,
+                    )
             # Lost a race: back off a random little while so that racing writers spread out.
             await asyncio.sleep(random.uniform(0, BACKOFF_S * 2 ** min(attempt, 5)))
         raise ConflictError(f"chat {chat_id}: too many concurrent changes")
@@ -423,26 +465,22 @@ class GameStore:
     async def save_user_language(self, user_id: int, language: str) -> None:
         await _io(self._redis.hset(f"{self._prefix}:user:{user_id}", "lang", language))
 
-    async def set_message(self, chat_id: int, name: str, message_id: int) -> None:
-        await self.set_messages(chat_id, {name: message_id})
-
-    async def set_messages(self, chat_id: int, ids: Mapping[str, int]) -> None:
-        if not ids:
+    async def set_messages(self, chat_id: int, ids: MessageIds) -> None:
+        """Keep the ids of messages just sent (added to those kept)."""
+        if ids.empty:
             return
         self._remember_messages(chat_id, ids)
         fields: list[str | int] = []
-        for name, message_id in ids.items():
-            fields += (MESSAGE_FIELD + name, message_id)
+        for name, message_id in _message_fields(ids):
+            fields += (name, message_id)
         await _io(self._direct.run_script(self._set_messages, [self._session_key(chat_id)], fields))
 
-    async def clear_messages(self, chat_id: int, *, keep: tuple[str, ...] = ()) -> None:
-        """Forget the message ids of a finished game (all but ``keep``)."""
+    async def clear_messages(self, chat_id: int, *, keep_table: bool = False) -> None:
+        """Forget the message ids of a finished game (all but the table's, with
+        ``keep_table``)."""
         self._cache.pop(chat_id, None)
-        await _io(
-            self._clear(
-                keys=[self._session_key(chat_id)], args=[MESSAGE_FIELD + name for name in keep]
-            )
-        )
+        keep = [MESSAGE_FIELD + _TABLE] if keep_table else []
+        await _io(self._clear(keys=[self._session_key(chat_id)], args=keep))
 
 
 async def _io(operation: Awaitable[T]) -> T:
@@ -453,3 +491,28 @@ async def _io(operation: Awaitable[T]) -> T:
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+def _message_ids(fields: dict[bytes, bytes]) -> MessageIds:
+    """The message ids among a session hash's fields (the version and document removed)."""
+    table = None
+    hands: dict[int, int] = {}
+    told: set[int] = set()
+    prefix = len(MESSAGE_FIELD)
+    for raw_name, value in fields.items():
+        name = raw_name[prefix:].decode()
+        if name == _TABLE:
+            table = int(value)
+        elif name.startswith(_HAND):
+            hands[int(name[len(_HAND) :])] = int(value)
+        elif name.startswith(_TOLD):
+            told.add(int(name[len(_TOLD) :]))
+    return MessageIds(table, hands, frozenset(told))
+
+
+def _message_fields(ids: MessageIds) -> list[tuple[str, int]]:
+    fields = [(f"{MESSAGE_FIELD}{_HAND}{user_id}", mid) for user_id, mid in ids.hands.items()]
+    fields += [(f"{MESSAGE_FIELD}{_TOLD}{user_id}", 1) for user_id in ids.told]
+    if ids.table is not None:
+        fields.append((MESSAGE_FIELD + _TABLE, ids.table))
+    return fields

@@ -1,4 +1,4 @@
-"""What one group chat stores: its lobby or game, as one compact JSON document.
+"""A group's session as one compact JSON document, as it is stored.
 
 The document is small on purpose (a 6-player game is well under 4 KB): cards are numbers, and
 rules are stored as the options that differ from the defaults.
@@ -6,7 +6,6 @@ rules are stored as the options that differ from the defaults.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -16,41 +15,9 @@ from tgcheat.engine.lobby import Lobby
 from tgcheat.engine.match import Match
 from tgcheat.engine.rules import Rules
 from tgcheat.engine.state import Claim, EndReason, GameState, Phase, Player, Result
+from tgcheat.table.session import Session
 
 _DEFAULT_RULES = Rules().to_dict()
-
-
-@dataclass(frozen=True, slots=True)
-class Session:
-    """A group's current lobby or game (a finished game stays until the next /new)."""
-
-    chat_id: int
-    #: A random token per lobby; buttons carry it, so a button of an older game is stale.
-    game_id: str
-    creator: int
-    lobby: Lobby | None = None
-    game: GameState | None = None
-    #: The group's title, shown in players' private messages.
-    title: str = ""
-    #: The language of the group's messages.
-    language: str = "en"
-    #: Each player's language for their private messages, by user id.
-    player_languages: tuple[tuple[int, str], ...] = ()
-    #: When the clock acts next (a turn or final-play timeout, a lobby's expiry), in Unix
-    #: milliseconds; 0: never. Kept in a Redis sorted set too, so any process can fire it.
-    deadline_ms: int = 0
-    #: The match this game belongs to, when the rules play more than one game.
-    match: Match | None = None
-
-    def language_of(self, user_id: int) -> str:
-        return next((lang for uid, lang in self.player_languages if uid == user_id), self.language)
-
-    @property
-    def rules(self) -> Rules:
-        if self.game is not None:
-            return self.game.rules
-        assert self.lobby is not None
-        return self.lobby.rules
 
 
 def encode(session: Session) -> bytes:

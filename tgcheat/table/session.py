@@ -1,0 +1,94 @@
+"""A group's session: its lobby or game (and match), and the messages that show it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from tgcheat.engine.lobby import Lobby
+from tgcheat.engine.match import Match
+from tgcheat.engine.rules import Rules
+from tgcheat.engine.state import GameState, Phase
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """A group's current lobby or game (a finished game stays until the next /new)."""
+
+    chat_id: int
+    #: A random token per lobby; buttons carry it, so a button of an older game is stale.
+    game_id: str
+    creator: int
+    lobby: Lobby | None = None
+    game: GameState | None = None
+    #: The group's title, shown in players' private messages.
+    title: str = ""
+    #: The language of the group's messages.
+    language: str = "en"
+    #: Each player's language for their private messages, by user id.
+    player_languages: tuple[tuple[int, str], ...] = ()
+    #: When the clock acts next (a turn or final-play timeout, a lobby's expiry), in Unix
+    #: milliseconds; 0: never. Kept in a Redis sorted set too, so any process can fire it.
+    deadline_ms: int = 0
+    #: The match this game belongs to, when the rules play more than one game.
+    match: Match | None = None
+
+    def language_of(self, user_id: int) -> str:
+        return next((lang for uid, lang in self.player_languages if uid == user_id), self.language)
+
+    @property
+    def rules(self) -> Rules:
+        """The rules of the lobby or game (a snapshot of the group's settings when opened)."""
+        if self.game is not None:
+            return self.game.rules
+        assert self.lobby is not None
+        return self.lobby.rules
+
+    @property
+    def in_progress(self) -> bool:
+        """A lobby is open or a game is being played: a new one cannot be opened."""
+        return self.lobby is not None or (
+            self.game is not None and self.game.phase is not Phase.FINISHED
+        )
+
+    @property
+    def live_game(self) -> GameState | None:
+        """The game, while it is being played."""
+        game = self.game
+        return game if game is not None and game.phase is not Phase.FINISHED else None
+
+
+@dataclass(frozen=True, slots=True)
+class MessageIds:
+    """The messages that show a session: the table in the group and each player's hand in
+    their private chat; and the players the group was told cannot be reached (once a game)."""
+
+    table: int | None = None
+    #: Each player's hand message, by user id.
+    hands: Mapping[int, int] = field(default_factory=dict)
+    told: frozenset[int] = frozenset()
+
+    def hand(self, user_id: int) -> int | None:
+        return self.hands.get(user_id)
+
+    def with_hands(self, hands: Mapping[int, int]) -> MessageIds:
+        return MessageIds(self.table, {**self.hands, **hands}, self.told)
+
+    def merged(self, other: MessageIds) -> MessageIds:
+        """These ids updated by ``other`` (what was sent since they were read)."""
+        return MessageIds(
+            other.table if other.table is not None else self.table,
+            {**self.hands, **other.hands},
+            self.told | other.told,
+        )
+
+    @property
+    def empty(self) -> bool:
+        return self.table is None and not self.hands and not self.told
+
+    @staticmethod
+    def of_hands(hands: Iterable[tuple[int, int]]) -> MessageIds:
+        return MessageIds(hands=dict(hands))
+
+
+NO_MESSAGES = MessageIds()
