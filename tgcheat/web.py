@@ -19,6 +19,7 @@ import signal
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -70,39 +71,11 @@ def create_web_app(
     secret = config.webhook_secret
     if not secret:
         raise ValueError("create_web_app needs a Config with webhook_secret (WEBHOOK_SECRET)")
-    expected = secret.encode()
-
     application.add_error_handler(_report_error_to_request)
     # tgcheat's Application takes button presses straight from the JSON (CheatApplication);
     # any other Application gets every update through python-telegram-bot.
     handle_tap: Callable[[Tap], Awaitable[None]] | None = getattr(application, "handle_tap", None)
-
-    async def webhook(request: Request) -> Response:
-        given = request.headers.get(SECRET_HEADER, "").encode("utf-8", "replace")
-        if not hmac.compare_digest(given, expected):
-            _LOGGER.warning("Webhook call with a missing or wrong secret token, refused")
-            return PlainTextResponse("forbidden", status_code=403)
-        body = await request.body()
-        try:
-            data = orjson.loads(body)
-        except orjson.JSONDecodeError:
-            _LOGGER.warning("Webhook call with a body that is not JSON, refused")
-            return PlainTextResponse("bad request: body is not JSON", status_code=400)
-        if not isinstance(data, dict):
-            return PlainTextResponse("bad request: not an update", status_code=400)
-        if handle_tap is not None and (tap := tap_from_json(data)) is not None:
-            with webhook_reply() as reply:
-                response = await _handle(handle_tap(tap), tap.update_id)
-            if reply.call is not None and response.status_code == 200:
-                return Response(orjson.dumps(reply.call), media_type="application/json")
-            return response
-        _drop_what_handlers_never_read(data)
-        try:
-            update = telegram.Update.de_json(data, application.bot)
-        except Exception:
-            _LOGGER.warning("Webhook call with a body that is not an update", exc_info=True)
-            return PlainTextResponse("bad request: not an update", status_code=400)
-        return await _handle(application.process_update(update), update.update_id)
+    webhook = Webhook(application, secret.encode(), handle_tap)
 
     async def health(request: Request) -> Response:
         try:
@@ -115,7 +88,7 @@ def create_web_app(
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # Without an Updater, start() only runs the update queue's consumer; updates arrive
-        # through process_update above.
+        # through receive_update.
         await application.initialize()
         await application.start()
         _LOGGER.info("Webhook listening on %s", config.webhook_path)
@@ -125,13 +98,57 @@ def create_web_app(
             await application.stop()
             await application.shutdown()
 
-    return Starlette(
+    web = Starlette(
         routes=[
-            Route(config.webhook_path, webhook, methods=["POST"]),
+            Route(config.webhook_path, receive_update, methods=["POST"]),
             Route(HEALTH_PATH, health, methods=["GET", "HEAD"]),
         ],
         lifespan=lifespan,
     )
+    web.state.webhook = webhook
+    return web
+
+
+@dataclass(frozen=True, slots=True)
+class Webhook:
+    """What the webhook endpoint needs (kept in the Starlette app's state)."""
+
+    application: AnyApplication
+    #: The secret token Telegram sends with every update.
+    secret: bytes
+    #: tgcheat's own entry for a button press read from the JSON, if the application has one.
+    handle_tap: Callable[[Tap], Awaitable[None]] | None
+
+
+async def receive_update(request: Request) -> Response:
+    """POST from Telegram: one update, processed within the request."""
+    webhook: Webhook = request.app.state.webhook
+    given = request.headers.get(SECRET_HEADER, "").encode("utf-8", "replace")
+    if not hmac.compare_digest(given, webhook.secret):
+        _LOGGER.warning("Webhook call with a missing or wrong secret token, refused")
+        return PlainTextResponse("forbidden", status_code=403)
+    body = await request.body()
+    try:
+        data = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        _LOGGER.warning("Webhook call with a body that is not JSON, refused")
+        return PlainTextResponse("bad request: body is not JSON", status_code=400)
+    if not isinstance(data, dict):
+        return PlainTextResponse("bad request: not an update", status_code=400)
+    if webhook.handle_tap is not None and (tap := tap_from_json(data)) is not None:
+        with webhook_reply() as reply:
+            response = await _handle(webhook.handle_tap(tap), tap.update_id)
+        if reply.call is not None and response.status_code == 200:
+            return Response(orjson.dumps(reply.call), media_type="application/json")
+        return response
+    _drop_what_handlers_never_read(data)
+    application = webhook.application
+    try:
+        update = telegram.Update.de_json(data, application.bot)
+    except Exception:
+        _LOGGER.warning("Webhook call with a body that is not an update", exc_info=True)
+        return PlainTextResponse("bad request: not an update", status_code=400)
+    return await _handle(application.process_update(update), update.update_id)
 
 
 async def _handle(processing: Awaitable[None], update_id: int) -> Response:

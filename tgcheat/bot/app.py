@@ -12,15 +12,10 @@ from telegram.ext import (
     AIORateLimiter,
     Application,
     ApplicationBuilder,
-    CallbackQueryHandler,
-    ChatMemberHandler,
-    CommandHandler,
-    MessageHandler,
-    filters,
 )
 from telegram.request import BaseRequest
 
-from tgcheat.bot.handlers import Handlers
+from tgcheat.bot.handlers import Routes, Shell
 from tgcheat.bot.publish import Publisher
 from tgcheat.bot.sender import Sender
 from tgcheat.bot.taps import Tap
@@ -60,14 +55,14 @@ class CheatApplication(Application):  # type: ignore[type-arg]
     """An Application that runs the game clock while it runs (webhook or polling alike)."""
 
     timers: Timers | None = None
-    game_handlers: Handlers | None = None
+    routes: Routes | None = None
     _clock_task: asyncio.Task[None] | None = None
 
     async def handle_tap(self, tap: Tap) -> None:
         """A button press read straight from the webhook's JSON (see `tgcheat.bot.taps`); an
         exception escapes to the caller, as a handler's does not in `process_update`."""
-        assert self.game_handlers is not None, "built by build_application"
-        await self.game_handlers.tap(tap)
+        assert self.routes is not None, "built by build_application"
+        await self.routes.tap(tap)
 
     async def start(self) -> None:
         await super().start()
@@ -125,28 +120,12 @@ def build_application(
     store = GameStore(redis, group_messages_per_minute=group_messages_per_minute)
     sender = Sender(application.bot, retries=MAX_RETRIES if throttle else 0)
     publisher = Publisher(store, sender)
-    handlers = Handlers(store, sender, publisher)
+    shell = Shell(store, sender, publisher)
+    routes = Routes(shell)
     assert isinstance(application, CheatApplication)
-    application.timers = Timers(store, publisher)
-    application.game_handlers = handlers
-    application.add_handler(CommandHandler("new", handlers.new))
-    application.add_handler(CommandHandler("start", handlers.start))
-    application.add_handler(CommandHandler("help", handlers.help))
-    application.add_handler(CommandHandler("join", handlers.join_command))
-    application.add_handler(CommandHandler("leave", handlers.leave_command))
-    application.add_handler(CommandHandler("stop", handlers.stop))
-    application.add_handler(CommandHandler("settings", handlers.settings))
-    application.add_handler(CommandHandler("rules", handlers.rules))
-    application.add_handler(CommandHandler("kick", handlers.kick))
-    application.add_handler(CommandHandler("language", handlers.language))
-    application.add_handler(CallbackQueryHandler(handlers.button))
-    application.add_handler(
-        MessageHandler(filters.StatusUpdate.LEFT_CHAT_MEMBER, handlers.member_left)
-    )
-    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.migrated))
-    application.add_handler(
-        ChatMemberHandler(handlers.bot_membership, ChatMemberHandler.MY_CHAT_MEMBER)
-    )
+    application.timers = Timers(store, publisher, clock=lambda: shell.clock())
+    application.routes = routes
+    routes.register(application)
     return application
 
 

@@ -9,45 +9,15 @@ from typing import Any
 
 from tgcheat.bot import views
 from tgcheat.bot.sender import Edit, Sender
-from tgcheat.engine.events import (
-    ChallengeResolved,
-    Event,
-    FinalPlayPending,
-    GameEnded,
-    HandChanged,
-    Passed,
-    PassRefused,
-    PassRequested,
-    PassVoted,
-    TurnStarted,
-)
-from tgcheat.engine.rules import Challengers, FinalCheck
-from tgcheat.engine.state import GameState, Phase
+from tgcheat.engine.events import ChallengeResolved, Event, HandChanged
+from tgcheat.engine.state import GameState
 from tgcheat.i18n import translator
 from tgcheat.store.games import GameStore
-from tgcheat.table.session import Session
-
-TABLE = "table"
-
-
-def hand_key(user_id: int) -> str:
-    return f"hand:{user_id}"
-
-
-def told_key(user_id: int) -> str:
-    """Marks that the group was told this player cannot be reached."""
-    return f"told:{user_id}"
-
+from tgcheat.table.audiences import Audience, audience
+from tgcheat.table.session import MessageIds, Session
 
 #: A hand job's result when the player's private chat cannot be reached.
 UNREACHABLE = -1
-
-
-def group_messages(events: Sequence[Event]) -> int:
-    """How many group messages publishing ``events`` sends: the table edit, and a message for
-    each reveal, pass and game end."""
-    announcements = sum(isinstance(e, (ChallengeResolved, Passed, GameEnded)) for e in events)
-    return 1 + announcements
 
 
 class Publisher:
@@ -61,18 +31,17 @@ class Publisher:
 
     # --- the lobby ----------------------------------------------------------------------------
 
-    async def post_lobby(self, session: Session, messages: dict[str, int]) -> None:
+    async def post_lobby(self, session: Session, messages: MessageIds) -> None:
         assert session.lobby is not None
         view = views.lobby_view(
             translator(session.language), session, session.lobby, self.bot_username
         )
-        old_table = messages.get(TABLE)
-        if old_table is not None:
+        if messages.table is not None:
             # The previous game's table keeps its final text; only the new one has buttons.
-            await self.store.clear_messages(session.chat_id)
+            await self.store.messages.clear(session.chat_id)
         message_id = await self.sender.send(session.chat_id, view)
         if message_id is not None:
-            await self.store.set_message(session.chat_id, TABLE, message_id)
+            await self.store.messages.add(session.chat_id, MessageIds(table=message_id))
 
     async def refresh_lobby(self, chat_id: int) -> None:
         session, messages = await self.store.load(chat_id)
@@ -84,20 +53,20 @@ class Publisher:
         await self._show_table(session, messages, view)
 
     async def close_lobby(
-        self, session: Session, messages: dict[str, int], *, expired: bool = False
+        self, session: Session, messages: MessageIds, *, expired: bool = False
     ) -> None:
-        message_id = messages.get(TABLE)
+        message_id = messages.table
         if message_id is not None:
             view = views.lobby_closed_view(translator(session.language), expired=expired)
             await self.sender.edit(session.chat_id, message_id, view)
 
     async def _show_table(
-        self, session: Session, messages: dict[str, int], view: views.View
+        self, session: Session, messages: MessageIds, view: views.View
     ) -> None:
-        old = messages.get(TABLE)
+        old = messages.table
         new = await self.sender.upsert(session.chat_id, old, view)
         if new is not None and new != old:
-            await self.store.set_message(session.chat_id, TABLE, new)
+            await self.store.messages.add(session.chat_id, MessageIds(table=new))
 
     # --- the game -----------------------------------------------------------------------------
 
@@ -106,23 +75,23 @@ class Publisher:
         session: Session,
         state: GameState,
         events: Sequence[Event],
-        messages: dict[str, int],
+        messages: MessageIds,
         table_deferred: bool = False,
     ) -> None:
         tr = translator(session.language)
+        shown = audience(state, events)
         # A reveal deserves a notification, so it is a message of its own, before the table.
-        for event in events:
-            if isinstance(event, ChallengeResolved):
-                await self.sender.send(session.chat_id, views.reveal_view(tr, state, event))
-            elif isinstance(event, Passed):
-                text = views.passed_view(tr, state, event)
+        for announcement in shown.announcements:
+            if isinstance(announcement, ChallengeResolved):
+                await self.sender.send(session.chat_id, views.reveal_view(tr, state, announcement))
+            else:
+                text = views.passed_view(tr, state, announcement)
                 await self.sender.send(session.chat_id, views.View(text), silent=True)
-        ended = any(isinstance(e, GameEnded) for e in events)
-        if not ended:
+        if not shown.ended:
             # The table (in the group) and the hands (in private chats) at once: a play waits
             # for Telegram's answers to its requests side by side, not one after the other.
             table = None if table_deferred else self.refresh_table(session, state, messages)
-            await self._publish_hands(session, state, events, messages, alongside=table)
+            await self._publish_hands(session, state, shown, messages, alongside=table)
             return
         if not table_deferred:
             await self.refresh_table(session, state, messages)
@@ -133,26 +102,26 @@ class Publisher:
                 markup = None if session.match.finished else views.next_game_markup(tr, session)
                 result = views.View("\n".join(lines), markup)
             await self.sender.send(session.chat_id, result)
-        await self._publish_hands(session, state, events, messages)
-        await self.store.clear_messages(session.chat_id, keep=(TABLE,))
+        await self._publish_hands(session, state, shown, messages)
+        await self.store.messages.clear(session.chat_id, keep_table=True)
 
     async def show_anew(self, session: Session, state: GameState) -> None:
         """Post the table and every hand as new messages (the group's chat id changed)."""
-        await self.refresh_table(session, state, {})
+        await self.refresh_table(session, state, MessageIds())
         everyone = tuple(HandChanged(seat) for seat in state.active_seats())
-        await self._publish_hands(session, state, everyone, {})
+        await self._publish_hands(session, state, audience(state, everyone), MessageIds())
 
-    async def catch_up(self, session: Session, state: GameState, messages: dict[str, int]) -> None:
+    async def catch_up(self, session: Session, state: GameState, messages: MessageIds) -> None:
         """Show the stored state again, by edits only: the first delivery may still be
         publishing in another process, so a message sent here too would be a second copy."""
         jobs = []
-        table = messages.get(TABLE)
+        table = messages.table
         if table is not None:
             view = views.table_view(translator(session.language), session, state, self.bot_username)
             jobs.append(self.sender.edit(session.chat_id, table, view))
         for seat in state.active_seats():
             user_id = state.players[seat].user_id
-            old = messages.get(hand_key(user_id))
+            old = messages.hand(user_id)
             if old is not None:
                 tr = translator(session.language_of(user_id))
                 view = views.hand_view(tr, session, state, seat, session.title)
@@ -160,12 +129,12 @@ class Publisher:
         await asyncio.gather(*jobs)
 
     async def publish_hands_only(
-        self, session: Session, state: GameState, messages: dict[str, int]
+        self, session: Session, state: GameState, messages: MessageIds
     ) -> None:
-        await self._publish_hands(session, state, (), messages)
+        await self._publish_hands(session, state, audience(state, ()), messages)
 
     async def refresh_table(
-        self, session: Session, state: GameState, messages: dict[str, int]
+        self, session: Session, state: GameState, messages: MessageIds
     ) -> None:
         tr = translator(session.language)
         table = views.table_view(tr, session, state, self.bot_username)
@@ -175,14 +144,14 @@ class Publisher:
         self,
         session: Session,
         state: GameState,
-        events: Sequence[Event],
-        messages: dict[str, int],
+        shown: Audience,
+        messages: MessageIds,
         *,
         alongside: Coroutine[Any, Any, None] | None = None,
     ) -> None:
-        """Show the hands that changed (``alongside``: a request sent at the same time)."""
+        """Show the hands of ``shown`` (``alongside``: a request sent at the same time)."""
         try:
-            jobs = self._hand_jobs(session, state, events, messages)
+            jobs = self._hand_jobs(session, state, shown, messages)
         except BaseException:
             if alongside is not None:
                 alongside.close()  # never started: nothing to wait for
@@ -201,18 +170,17 @@ class Publisher:
         results = [
             outcome for outcome in done[: len(jobs)] if not isinstance(outcome, BaseException)
         ]
-        ids: dict[str, int] = {
-            hand_key(user_id): message_id for user_id, message_id in results if message_id
-        }
+        sent = {user_id: message_id for user_id, message_id in results if message_id > 0}
         # A player the bot cannot reach (never started it, or blocked it): the game goes on
         # (the clock plays for them) and the group is told once per game.
         unreachable = [
             user_id
             for user_id, message_id in results
-            if message_id == UNREACHABLE and told_key(user_id) not in messages
+            if message_id == UNREACHABLE and user_id not in messages.told
         ]
-        ids |= {told_key(user_id): 1 for user_id in unreachable}
-        await self.store.set_messages(session.chat_id, ids)
+        await self.store.messages.add(
+            session.chat_id, MessageIds(hands=sent, told=frozenset(unreachable))
+        )
         if failures:
             raise failures[0]
         await self._tell_unreachable(session, state, unreachable)
@@ -221,46 +189,25 @@ class Publisher:
         self,
         session: Session,
         state: GameState,
-        events: Sequence[Event],
-        messages: dict[str, int],
+        shown: Audience,
+        messages: MessageIds,
     ) -> list[Coroutine[Any, Any, tuple[int, int]]]:
         """A request (not yet started) for each hand to show anew: a new message for those
-        whose turn it is, an edit for the others whose hand changed."""
-        turn_seats = {e.seat for e in events if isinstance(e, TurnStarted)}
-        changed = {e.seat for e in events if isinstance(e, HandChanged)}
-        rules = state.rules
-        for event in events:
-            # Answers given in private: those asked get a fresh message (a notification).
-            if isinstance(event, FinalPlayPending) and rules.final_check is FinalCheck.NEXT:
-                turn_seats |= event.answerers
-            elif isinstance(event, PassRequested):
-                turn_seats |= event.voters
-            elif isinstance(event, (PassVoted, PassRefused, Passed)):
-                changed |= set(range(len(state.players)))
-            elif isinstance(event, ChallengeResolved) and rules.challengers is Challengers.NEXT:
-                changed.add(event.challenger)
-        changed = {seat for seat in changed if not state.players[seat].left} | {
-            e.seat for e in events if isinstance(e, HandChanged)
-        }
-        if state.phase is Phase.FINISHED:
-            changed = set(range(len(state.players)))
-            turn_seats = set()
+        notified, an edit for the others."""
         jobs: list[Coroutine[Any, Any, tuple[int, int]]] = []
-        for seat in sorted(changed | turn_seats):
+        for seat in sorted(shown.hands):
             user_id = state.players[seat].user_id
-            old = messages.get(hand_key(user_id))
+            old = messages.hand(user_id)
             view = views.hand_view(
                 translator(session.language_of(user_id)), session, state, seat, session.title
             )
-            if seat in turn_seats or old is None:
-                jobs.append(self._repost(session.chat_id, user_id, old, view))
+            if seat in shown.notified or old is None:
+                jobs.append(self._repost(user_id, old, view))
             else:
                 jobs.append(self._edit_hand(user_id, old, view))
         return jobs
 
-    async def _repost(
-        self, chat_id: int, user_id: int, old: int | None, view: views.View
-    ) -> tuple[int, int]:
+    async def _repost(self, user_id: int, old: int | None, view: views.View) -> tuple[int, int]:
         """A new hand message notifies the player (an edit would not) and lands at the bottom
         of the chat, where their thumb is; the old one goes, so there is still one."""
         message_id = await self.sender.send(user_id, view)
@@ -299,15 +246,13 @@ class Publisher:
         )
 
     async def repost_hand(
-        self, session: Session, state: GameState, user_id: int, messages: dict[str, int]
+        self, session: Session, state: GameState, user_id: int, messages: MessageIds
     ) -> None:
         seat = state.seat_of(user_id)
         assert seat is not None
         view = views.hand_view(
             translator(session.language_of(user_id)), session, state, seat, session.title
         )
-        _, message_id = await self._repost(
-            session.chat_id, user_id, messages.get(hand_key(user_id)), view
-        )
+        _, message_id = await self._repost(user_id, messages.hand(user_id), view)
         if message_id != UNREACHABLE:
-            await self.store.set_message(session.chat_id, hand_key(user_id), message_id)
+            await self.store.messages.add(session.chat_id, MessageIds(hands={user_id: message_id}))

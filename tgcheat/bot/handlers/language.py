@@ -1,0 +1,64 @@
+"""/language and its buttons: the language of a group's game messages (an admin), or of a
+person's own private messages."""
+
+from __future__ import annotations
+
+from tgcheat.bot import views
+from tgcheat.bot.callbacks import LanguagePress
+from tgcheat.bot.handlers.shell import Answer, Command, Shell
+from tgcheat.bot.taps import Tap
+from tgcheat.i18n import N_, available_languages, translator
+from tgcheat.table import transitions as table
+from tgcheat.table.refusals import SessionRefusal, SessionRefused
+
+
+class LanguageHandlers:
+    def __init__(self, shell: Shell) -> None:
+        self.shell = shell
+
+    async def language(self, command: Command) -> None:
+        shell = self.shell
+        tr = await shell.language_of(command.asker)
+        chat_id = command.chat_id
+        if not command.in_group:
+            await shell.sender.send(chat_id, views.language_view(tr, chat_id, tr.language, False))
+            return
+        if not await shell.is_admin(chat_id, command.user_id):
+            raise Answer(N_("Only a group admin can change its language."))
+        current = await shell.store.settings.group_language(chat_id) or tr.language
+        await shell.sender.send(chat_id, views.language_view(tr, chat_id, current, True))
+
+    async def press(self, tap: Tap, press: LanguagePress) -> None:
+        shell = self.shell
+        language = press.language
+        if language not in available_languages():
+            raise SessionRefused(SessionRefusal.STALE)
+        if press.for_group:
+            if not await shell.is_admin(press.chat_id, tap.user_id):
+                raise SessionRefused(SessionRefusal.NOT_ALLOWED)
+            await shell.store.settings.save_group_language(press.chat_id, language)
+            await self._show_in(press.chat_id, language)
+        elif press.chat_id == tap.user_id:
+            await shell.store.settings.save_user_language(tap.user_id, language)
+        else:
+            raise SessionRefused(SessionRefusal.STALE)
+        chosen = translator(language)
+        await shell.sender.answer(tap.query_id, chosen._("Language saved."))
+        if tap.chat_id is not None and tap.message_id is not None:
+            view = views.language_view(chosen, press.chat_id, language, press.for_group)
+            await shell.sender.edit(tap.chat_id, tap.message_id, view)
+
+    async def _show_in(self, chat_id: int, language: str) -> None:
+        """The open lobby or game switches too: its table is re-drawn whole in the new
+        language, never half in one and half in another."""
+        shell = self.shell
+        committed = await shell.store.transact(
+            chat_id, lambda session: (table.set_language(session, language), None)
+        )
+        session = committed.session
+        if not committed.changed or session is None:
+            return
+        if session.lobby is not None:
+            await shell.publisher.refresh_lobby(chat_id)
+        elif session.game is not None:
+            await shell.publisher.refresh_table(session, session.game, committed.messages)

@@ -1,0 +1,234 @@
+"""Opening a game, joining it, leaving the lobby, the deal, cancelling, a match's next game;
+and /start and /help in the private chat."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import html
+
+from tgcheat.bot import views
+from tgcheat.bot.callbacks import TablePress
+from tgcheat.bot.handlers.shell import (
+    MAX_ECHO,
+    Answer,
+    Asker,
+    Command,
+    Events,
+    Shell,
+    new_game_id,
+)
+from tgcheat.bot.taps import Tap
+from tgcheat.engine.game import ActionRefused
+from tgcheat.engine.rules import PRESETS, Rules
+from tgcheat.i18n import N_, translator
+from tgcheat.store.games import Committed
+from tgcheat.table import transitions as table
+from tgcheat.table.audiences import group_messages
+from tgcheat.table.refusals import SessionRefusal, SessionRefused
+from tgcheat.table.session import MessageIds
+from tgcheat.table.transitions import Actor
+
+HELP_TEXT = N_(
+    "🃏 <b>Cheat</b>, the bluffing card game.\n"
+    "Add me to a group and send /new there. Everyone taps <b>Join</b>, then "
+    "<b>Start</b>. Your cards come here, in our private chat; on your turn you play "
+    "1–4 cards face down and say which rank they are, truly or not. Anyone who doubts it "
+    "taps <b>Cheat!</b>: a liar takes the pile, and so does a wrong accuser. "
+    "The first to get rid of all their cards wins.\n\n"
+    "/new opens a game · /join · /leave · /stop ends it"
+)
+
+
+class LobbyHandlers:
+    def __init__(self, shell: Shell) -> None:
+        self.shell = shell
+
+    async def new(self, command: Command) -> None:
+        if not command.in_group:
+            raise Answer(N_("Send /new in the group where you want to play."))
+        shell = self.shell
+        choice = command.args[0].lower() if command.args else ""
+        if choice and choice not in PRESETS:
+            raise Answer(
+                N_("Unknown rules {name}. Choose one of: {presets}."),
+                name=html.escape(choice[:MAX_ECHO]),
+                presets=", ".join(PRESETS),
+            )
+        chat_id = command.chat_id
+        rules = PRESETS[choice] if choice else await shell.store.settings.group_rules(chat_id)
+        language = await shell.store.settings.group_language(chat_id)
+        if language is None:
+            language = (await shell.language_of(command.asker)).language
+        now, game_id = shell.clock(), new_game_id()
+        committed = await shell.store.transact(
+            chat_id,
+            lambda session: (
+                table.open_lobby(
+                    session,
+                    chat_id=chat_id,
+                    game_id=game_id,
+                    creator=command.user_id,
+                    rules=rules or Rules(),
+                    title=command.title,
+                    language=language,
+                    now_ms=now,
+                ),
+                None,
+            ),
+            update_id=command.update_id,
+        )
+        if committed.changed and committed.session is not None:
+            await shell.publisher.post_lobby(committed.session, committed.messages)
+
+    async def start(self, command: Command) -> None:
+        """/start: in the private chat, with a deep-link payload (join a game, show my cards);
+        in a group, the help."""
+        if command.in_group:
+            await self.help(command)
+            return
+        payload = command.args[0] if command.args else ""
+        target = _group_of_payload(payload[1:]) if payload[:1] in ("j", "h") else None
+        if target is None:
+            await self.help(command)
+        elif payload[0] == "j":
+            await self.join(command, target, via_private=True)
+        else:
+            await self.show_hand(command.asker, target)
+
+    async def help(self, command: Command) -> None:
+        await self.shell.reply(command.asker, HELP_TEXT)
+
+    async def join_command(self, command: Command) -> None:
+        if not command.in_group:
+            raise Answer(N_("Tap Join on the game's message in your group."))
+        await self.join(command, command.chat_id, via_private=False)
+
+    async def join(self, command: Command, chat_id: int, *, via_private: bool) -> None:
+        shell = self.shell
+        tr = await shell.language_of(command.asker)
+        user_id, now = command.user_id, shell.clock()
+        committed = await shell.store.transact(
+            chat_id,
+            lambda session: (
+                table.join(
+                    session, user_id=user_id, name=command.name, language=tr.language, now_ms=now
+                ),
+                None,
+            ),
+            update_id=command.update_id,
+        )
+        session = committed.session
+        if session is None or not committed.changed:
+            return
+        confirmation = views.View(
+            tr._("✅ You joined the game in {group}. Your cards will arrive here.").format(
+                group=f"<b>{html.escape(session.title)}</b>"
+            )
+        )
+        reached = await shell.sender.send(user_id, confirmation) is not None
+        if not reached and not via_private:
+            # The bot may message only people who started it: undo, and show them the way.
+            await self._unjoin(chat_id, user_id)
+            await self._show_the_way(command, session.language)
+            return
+        await shell.publisher.refresh_lobby(chat_id)
+
+    async def _unjoin(self, chat_id: int, user_id: int) -> None:
+        # The lobby may have closed, or they left, meanwhile: nothing to undo then.
+        with contextlib.suppress(SessionRefused, ActionRefused):
+            await self.shell.store.transact(
+                chat_id, lambda session: (table.leave(session, user_id), None)
+            )
+
+    async def _show_the_way(self, command: Command, language: str) -> None:
+        tr = translator(language)
+        link = views.deep_link(self.shell.bot_username, views.join_payload(command.chat_id))
+        view = views.View(
+            tr._(
+                "{name}, I can't send you your cards yet: tap the button, press "
+                "<b>Start</b> in our private chat, and you are in."
+            ).format(name=views.name_html(command.name)),
+            views.keyboard([[views.button(tr._("🔓 Open the chat with me"), url=link)]]),
+        )
+        await self.shell.tell(command.asker, view)
+
+    async def show_hand(self, asker: Asker, chat_id: int) -> None:
+        session, messages = await self.shell.store.load(chat_id)
+        game = session.game if session is not None else None
+        if session is None or game is None or game.seat_of(asker.user_id) is None:
+            raise SessionRefused(SessionRefusal.NOT_PLAYING_THERE)
+        await self.shell.publisher.repost_hand(session, game, asker.user_id, messages)
+
+    # --- buttons -------------------------------------------------------------------------------
+
+    async def deal(self, tap: Tap, press: TablePress) -> None:
+        shell = self.shell
+        now = shell.clock()
+
+        async def attempt(actor: Actor) -> Committed[Events]:
+            return await shell.store.transact(
+                press.chat_id,
+                lambda current: table.start(
+                    current, game_id=press.game_id, actor=actor, rng=shell.rng, now_ms=now
+                ),
+                update_id=tap.update_id,
+                group_messages=group_messages,
+            )
+
+        committed = await shell.as_actor(press.chat_id, tap.user_id, attempt)
+        await shell.sender.answer(tap.query_id)
+        await shell.show(committed)
+
+    async def cancel(self, tap: Tap, press: TablePress) -> None:
+        shell = self.shell
+
+        async def attempt(actor: Actor) -> Committed[None]:
+            return await shell.store.transact(
+                press.chat_id,
+                lambda current: (table.cancel(current, game_id=press.game_id, actor=actor), None),
+                update_id=tap.update_id,
+            )
+
+        committed = await shell.as_actor(press.chat_id, tap.user_id, attempt)
+        await shell.sender.answer(tap.query_id)
+        if committed.changed and committed.session is not None:
+            await shell.publisher.close_lobby(committed.session, committed.messages)
+
+    async def next_game(self, tap: Tap, press: TablePress) -> None:
+        """The next game of a match: same seats, the dealer one seat on."""
+        shell = self.shell
+        now, game_id = shell.clock(), new_game_id()
+
+        async def attempt(actor: Actor) -> Committed[Events]:
+            return await shell.store.transact(
+                press.chat_id,
+                lambda current: table.next_game(
+                    current,
+                    game_id=press.game_id,
+                    actor=actor,
+                    new_game_id=game_id,
+                    rng=shell.rng,
+                    now_ms=now,
+                ),
+                update_id=tap.update_id,
+                group_messages=group_messages,
+            )
+
+        committed = await shell.as_actor(press.chat_id, tap.user_id, attempt)
+        await shell.sender.answer(tap.query_id)
+        if committed.changed and tap.chat_id is not None and tap.message_id is not None:
+            await shell.sender.edit_markup(tap.chat_id, tap.message_id, None)
+        if committed.changed and committed.session is not None:
+            # The new game gets a new table message at the bottom of the chat.
+            await shell.store.messages.clear(press.chat_id)
+            committed = dataclasses.replace(committed, messages=MessageIds())
+        await shell.show(committed)
+
+
+def _group_of_payload(text: str) -> int | None:
+    try:
+        chat_id = int(text)
+    except ValueError:
+        return None
+    return chat_id if chat_id < 0 else None

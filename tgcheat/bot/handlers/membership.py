@@ -1,0 +1,112 @@
+"""People and the bot coming and going: a player who leaves the group, /kick, the bot removed
+from a group, a group that becomes a supergroup."""
+
+from __future__ import annotations
+
+from telegram import ChatMember, Update
+from telegram.ext import ContextTypes
+
+from tgcheat.bot.handlers.shell import GROUP_TYPES, Answer, Command, Events, Shell, new_game_id
+from tgcheat.i18n import N_
+from tgcheat.store.games import Committed
+from tgcheat.table import transitions as table
+from tgcheat.table.audiences import group_messages
+from tgcheat.table.session import MessageIds
+from tgcheat.table.transitions import Actor
+
+
+class MembershipHandlers:
+    def __init__(self, shell: Shell) -> None:
+        self.shell = shell
+
+    async def member_left(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A player who leaves the group leaves its game (RULES.md "Leaving")."""
+        message, chat = update.effective_message, update.effective_chat
+        if message is None or chat is None or message.left_chat_member is None:
+            return
+        gone = message.left_chat_member.id
+        if gone == self.shell.sender.bot.id:
+            await self._bot_removed(chat.id)
+            return
+        now = self.shell.clock()
+        committed = await self.shell.store.transact(
+            chat.id,
+            lambda session: table.remove(session, gone, now),
+            update_id=update.update_id,
+            group_messages=group_messages,
+        )
+        await self._show_removal(committed)
+
+    async def kick(self, command: Command) -> None:
+        """/kick as a reply to the player's message, or /kick <seat number> from the table."""
+        if not command.in_group:
+            raise Answer(N_("Send /kick in the group of the game."))
+        shell = self.shell
+        now = shell.clock()
+        seat_number = command.args[0] if command.args else ""
+
+        async def attempt(actor: Actor) -> Committed[Events]:
+            return await shell.store.transact(
+                command.chat_id,
+                lambda session: table.kick(
+                    session,
+                    target=command.replied_user,
+                    seat_number=seat_number,
+                    actor=actor,
+                    now_ms=now,
+                ),
+                update_id=command.update_id,
+                group_messages=group_messages,
+            )
+
+        await self._show_removal(await shell.as_actor(command.chat_id, command.user_id, attempt))
+
+    async def _show_removal(self, committed: Committed[Events]) -> None:
+        session = committed.session
+        if session is not None and session.lobby is not None:
+            if committed.changed:
+                await self.shell.publisher.refresh_lobby(session.chat_id)
+            return
+        await self.shell.show(committed)
+
+    async def bot_membership(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """The bot removed from a group: that game ends and nothing of it is kept."""
+        change = update.my_chat_member
+        if change is None or change.chat.type not in GROUP_TYPES:
+            return
+        if change.new_chat_member.status in (ChatMember.LEFT, ChatMember.BANNED):
+            await self._bot_removed(change.chat.id)
+
+    async def _bot_removed(self, chat_id: int) -> None:
+        shell = self.shell
+        committed = await shell.store.transact(chat_id, table.end_without_group)
+        session = committed.session
+        if committed.changed and session is not None and session.game is not None:
+            # The group cannot be written to any more; the players learn it in private.
+            await shell.publisher.publish_hands_only(session, session.game, committed.messages)
+        await shell.store.forget_chat(chat_id)
+
+    async def migrated(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A group that becomes a supergroup gets a new chat id: its game moves with it."""
+        message = update.effective_message
+        if message is None or message.migrate_to_chat_id is None:
+            return
+        shell = self.shell
+        old_id, new_id = message.chat.id, message.migrate_to_chat_id
+        session, _ = await shell.store.load(old_id)
+        if session is None or not session.in_progress:
+            return
+        moved = table.migrated(session, new_chat_id=new_id, new_game_id=new_game_id())
+        committed = await shell.store.transact(
+            new_id,
+            lambda current: (table.arrive(current, moved), None),
+            update_id=update.update_id,
+        )
+        await shell.store.forget_chat(old_id)
+        if not committed.changed or committed.session is None:
+            return
+        # Buttons name the chat: everything is shown anew under the new id.
+        if moved.lobby is not None:
+            await shell.publisher.post_lobby(moved, MessageIds())
+        elif moved.game is not None:
+            await shell.publisher.show_anew(moved, moved.game)

@@ -1,0 +1,156 @@
+"""A game in play: picking and playing cards, Cheat!, I believe you, passing and its vote;
+/leave and /stop during a game."""
+
+from __future__ import annotations
+
+from tgcheat.bot import views
+from tgcheat.bot.callbacks import ClaimPress, HandPress, Op, TurnPress
+from tgcheat.bot.handlers.shell import Answer, Command, Events, Shell
+from tgcheat.bot.taps import Tap
+from tgcheat.i18n import N_, translator
+from tgcheat.store.games import Committed
+from tgcheat.table import transitions as table
+from tgcheat.table.audiences import group_messages
+from tgcheat.table.commands import (
+    Believe,
+    CallCheat,
+    GameCommand,
+    PassTurn,
+    PlayCards,
+    VoteOnPass,
+)
+from tgcheat.table.refusals import SessionRefusal, SessionRefused
+from tgcheat.table.transitions import Actor
+
+
+class PlayHandlers:
+    def __init__(self, shell: Shell) -> None:
+        self.shell = shell
+
+    async def act(
+        self,
+        chat_id: int,
+        game_id: str | None,
+        command: GameCommand,
+        *,
+        update_id: int,
+        tap: Tap | None = None,
+        answer: str | None = None,
+    ) -> None:
+        """A player's action on the game; a press is answered (with ``answer`` once it is
+        done, in the player's language in the game)."""
+        shell = self.shell
+        now = shell.clock()
+        committed = await shell.store.transact(
+            chat_id,
+            lambda session: table.act(session, game_id=game_id, command=command, now_ms=now),
+            update_id=update_id,
+            group_messages=group_messages,
+        )
+        if tap is not None:
+            text = None
+            if answer and committed.changed and committed.session is not None:
+                text = translator(committed.session.language_of(tap.user_id))._(answer)
+            await shell.sender.answer(tap.query_id, text)
+        await shell.show(committed)
+
+    # --- buttons -------------------------------------------------------------------------------
+
+    async def answer_claim(self, tap: Tap, press: ClaimPress) -> None:
+        if press.op is Op.CHALLENGE:
+            command: GameCommand = CallCheat(tap.user_id, press.claim, self.shell.clock())
+            answer = None
+        else:
+            command, answer = Believe(tap.user_id, press.claim), N_("You believe it.")
+        await self.act(
+            press.chat_id,
+            press.game_id,
+            command,
+            update_id=tap.update_id,
+            tap=tap,
+            answer=answer,
+        )
+
+    async def turn(self, tap: Tap, press: TurnPress) -> None:
+        if press.op is Op.PASS:
+            command: GameCommand = PassTurn(tap.user_id, press.plays)
+            answer = None
+        else:
+            command = VoteOnPass(tap.user_id, press.plays, press.yes)
+            answer = N_("Your vote is in.")
+        await self.act(
+            press.chat_id,
+            press.game_id,
+            command,
+            update_id=tap.update_id,
+            tap=tap,
+            answer=answer,
+        )
+
+    async def play(self, tap: Tap, press: HandPress) -> None:
+        if press.rank is None:
+            raise SessionRefused(SessionRefusal.STALE)
+        command = PlayCards(tap.user_id, press.plays, press.selected(), press.rank)
+        await self.act(press.chat_id, press.game_id, command, update_id=tap.update_id, tap=tap)
+
+    async def pick(self, tap: Tap, press: HandPress) -> None:
+        """Picking cards changes nothing stored: the selection travels in the buttons."""
+        if tap.chat_id is None or tap.message_id is None or tap.chat_id != tap.user_id:
+            # A hand is only ever drawn in its owner's private chat (forged data elsewhere).
+            raise SessionRefused(SessionRefusal.STALE)
+        session, _ = await self.shell.store.load(press.chat_id)
+        session, game, seat, selected = table.pick(
+            session,
+            game_id=press.game_id,
+            user_id=tap.user_id,
+            plays=press.plays,
+            selected=press.selected(),
+            rank=press.rank if press.op is Op.PICK else None,
+        )
+        await self.shell.sender.answer(tap.query_id)
+        selection = "".join(rank.code for rank in sorted(selected.elements()))
+        tr = translator(session.language_of(tap.user_id))
+        view = views.hand_view(tr, session, game, seat, session.title, selection)
+        await self.shell.sender.edit(tap.chat_id, tap.message_id, view)
+
+    # --- commands ------------------------------------------------------------------------------
+
+    async def leave(self, command: Command) -> None:
+        """/leave: out of the lobby, or out of the game (the hand set aside)."""
+        if not command.in_group:
+            raise Answer(N_("Send /leave in the group of the game."))
+        shell = self.shell
+        now = shell.clock()
+        committed = await shell.store.transact(
+            command.chat_id,
+            lambda session: table.leave_table(session, command.user_id, now),
+            update_id=command.update_id,
+            group_messages=group_messages,
+        )
+        session = committed.session
+        if session is not None and session.lobby is not None:
+            await shell.publisher.refresh_lobby(command.chat_id)
+            return
+        await shell.show(committed)
+
+    async def stop(self, command: Command) -> None:
+        """/stop: the lobby closes, or the game ends (its creator or an admin)."""
+        if not command.in_group:
+            raise Answer(N_("Send /stop in the group of the game."))
+        shell = self.shell
+        chat_id, now = command.chat_id, shell.clock()
+
+        async def attempt(actor: Actor) -> Committed[Events]:
+            return await shell.store.transact(
+                chat_id,
+                lambda session: table.stop(session, actor=actor, now_ms=now),
+                update_id=command.update_id,
+                group_messages=group_messages,
+            )
+
+        committed = await shell.as_actor(chat_id, command.user_id, attempt)
+        session = committed.session
+        if committed.changed and session is not None and session.game is None:
+            await shell.publisher.close_lobby(session, committed.messages)
+            return
+        await shell.show(committed)

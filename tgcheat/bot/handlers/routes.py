@@ -1,0 +1,128 @@
+"""Where each update goes: commands and chat events through python-telegram-bot's handlers,
+button presses by the type of their data. Every refusal on the way takes the one path of
+``Shell.refuse``."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
+
+from telegram import Update
+from telegram.ext import (
+    Application,
+    CallbackQueryHandler,
+    ChatMemberHandler,
+    CommandHandler,
+    ContextTypes,
+    MessageHandler,
+    filters,
+)
+
+from tgcheat.bot.callbacks import (
+    BadCallback,
+    ClaimPress,
+    HandPress,
+    LanguagePress,
+    Op,
+    SettingsPress,
+    TablePress,
+    TurnPress,
+    parse,
+)
+from tgcheat.bot.handlers.language import LanguageHandlers
+from tgcheat.bot.handlers.lobby import LobbyHandlers
+from tgcheat.bot.handlers.membership import MembershipHandlers
+from tgcheat.bot.handlers.play import PlayHandlers
+from tgcheat.bot.handlers.settings import SettingsHandlers
+from tgcheat.bot.handlers.shell import REFUSALS, Answer, Asker, Command, Shell, command_from
+from tgcheat.bot.taps import Tap, tap_from_update
+from tgcheat.i18n import N_
+
+CommandCallback = Callable[[Update, ContextTypes.DEFAULT_TYPE], Coroutine[Any, Any, None]]
+
+
+class Routes:
+    def __init__(self, shell: Shell) -> None:
+        self.shell = shell
+        self.lobby = LobbyHandlers(shell)
+        self.play = PlayHandlers(shell)
+        self.settings = SettingsHandlers(shell)
+        self.language = LanguageHandlers(shell)
+        self.membership = MembershipHandlers(shell)
+
+    def register(self, application: Application) -> None:  # type: ignore[type-arg]
+        commands: dict[str, Callable[[Command], Awaitable[None]]] = {
+            "new": self.lobby.new,
+            "start": self.lobby.start,
+            "help": self.lobby.help,
+            "join": self.lobby.join_command,
+            "leave": self.play.leave,
+            "stop": self.play.stop,
+            "kick": self.membership.kick,
+            "settings": self.settings.settings,
+            "rules": self.settings.rules,
+            "language": self.language.language,
+        }
+        for name, handle in commands.items():
+            application.add_handler(CommandHandler(name, self._command(handle)))
+        application.add_handler(CallbackQueryHandler(self._button))
+        application.add_handler(
+            MessageHandler(filters.StatusUpdate.LEFT_CHAT_MEMBER, self.membership.member_left)
+        )
+        application.add_handler(
+            MessageHandler(filters.StatusUpdate.MIGRATE, self.membership.migrated)
+        )
+        application.add_handler(
+            ChatMemberHandler(self.membership.bot_membership, ChatMemberHandler.MY_CHAT_MEMBER)
+        )
+
+    def _command(self, handle: Callable[[Command], Awaitable[None]]) -> CommandCallback:
+        async def run(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+            command = command_from(update, context)
+            if command is None:
+                return
+            try:
+                await handle(command)
+            except REFUSALS as refusal:
+                await self.shell.refuse(command.asker, refusal)
+
+        run.__qualname__ = f"Routes.command[{getattr(handle, '__qualname__', handle)}]"
+        return run
+
+    async def _button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        tap = tap_from_update(update)
+        if tap is not None:
+            await self.tap(tap)
+
+    async def tap(self, tap: Tap) -> None:
+        """A button press, from the webhook's JSON or from polling's Update."""
+        try:
+            await self._dispatch(tap)
+        except REFUSALS as refusal:
+            asker = Asker(tap.user_id, tap.language_code, query_id=tap.query_id)
+            await self.shell.refuse(asker, refusal)
+
+    async def _dispatch(self, tap: Tap) -> None:
+        try:
+            press = parse(tap.data)
+        except BadCallback:
+            raise Answer(N_("This button is not valid.")) from None
+        match press:
+            case TablePress(op=Op.START):
+                await self.lobby.deal(tap, press)
+            case TablePress(op=Op.CANCEL):
+                await self.lobby.cancel(tap, press)
+            case TablePress():
+                await self.lobby.next_game(tap, press)
+            case ClaimPress():
+                await self.play.answer_claim(tap, press)
+            case TurnPress():
+                await self.play.turn(tap, press)
+            case HandPress(op=Op.PLAY):
+                await self.play.play(tap, press)
+            case HandPress():
+                await self.play.pick(tap, press)
+            case SettingsPress():
+                await self.settings.press(tap, press)
+            case LanguagePress():
+                await self.language.press(tap, press)

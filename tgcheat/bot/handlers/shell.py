@@ -1,0 +1,219 @@
+"""What every handler shares: the store, the sender and the publisher, who is asking and in
+which language, whether they are an admin, and the one refusal path.
+
+A handler is short: read the update (a ``Command`` or a press), compute the change with a pure
+function of ``tgcheat.table`` inside ``store.transact``, publish what was committed. Any
+refusal — the table's (``SessionRefused``), the engine's (``ActionRefused``) or the bot's own
+(``Answer``: a wrong chat, bad input) — is raised, and ``refuse`` turns it into a pop-up for a
+button or a reply for a command, in the asker's language.
+"""
+
+from __future__ import annotations
+
+import secrets
+import string
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from random import SystemRandom
+from typing import TypeVar
+
+from telegram import ChatMember, Update
+from telegram.constants import ChatType
+from telegram.error import BadRequest, Forbidden
+from telegram.ext import ContextTypes
+
+from tgcheat.bot import views
+from tgcheat.bot.publish import Publisher
+from tgcheat.bot.sender import Sender
+from tgcheat.engine.events import Event
+from tgcheat.engine.game import ActionRefused, RandomSource
+from tgcheat.i18n import Translator, translator
+from tgcheat.store.games import Committed, GameStore
+from tgcheat.table.refusals import AdminUnknown, SessionRefused
+from tgcheat.table.transitions import Actor
+
+GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)
+#: How much of a person's own (wrong) input a reply quotes back.
+MAX_ECHO = 32
+_GAME_ID_ALPHABET = string.ascii_lowercase + string.digits
+
+Events = tuple[Event, ...]
+T = TypeVar("T")
+
+
+class Answer(Exception):
+    """A request the bot answers with a message instead of doing it (sent in the wrong chat,
+    bad input): ``message`` is a msgid, ``fields`` its placeholders (already HTML-safe)."""
+
+    def __init__(self, message: str, **fields: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.fields = fields
+
+
+#: Everything a handler may raise to turn a request down.
+REFUSALS = (SessionRefused, ActionRefused, Answer)
+
+
+@dataclass(frozen=True, slots=True)
+class Asker:
+    """Who sent a command or pressed a button, and where an answer to them goes: a pop-up for
+    a press (``query_id``), else a message in ``chat_id`` (a reply in a group)."""
+
+    user_id: int
+    #: The language of their Telegram app, if Telegram tells it.
+    language_code: str | None
+    chat_id: int | None = None
+    #: The message a reply in a group answers.
+    message_id: int | None = None
+    query_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A command message, as much of it as the handlers read."""
+
+    update_id: int
+    asker: Asker
+    chat_id: int
+    in_group: bool
+    #: The group's title (empty in private).
+    title: str
+    #: The sender's name as others see it.
+    name: str
+    args: tuple[str, ...]
+    #: The author of the message this command replies to, if any.
+    replied_user: int | None = None
+
+    @property
+    def user_id(self) -> int:
+        return self.asker.user_id
+
+
+def command_from(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Command | None:
+    message, chat, user = update.effective_message, update.effective_chat, update.effective_user
+    if message is None or chat is None or user is None:
+        return None
+    in_group = chat.type in GROUP_TYPES
+    replied = message.reply_to_message
+    return Command(
+        update_id=update.update_id,
+        asker=Asker(
+            user.id,
+            user.language_code,
+            chat_id=chat.id,
+            message_id=message.message_id if in_group else None,
+        ),
+        chat_id=chat.id,
+        in_group=in_group,
+        title=chat.title or "",
+        name=display_name(user.full_name, user.username, user.id),
+        args=tuple(context.args or ()),
+        replied_user=(
+            replied.from_user.id
+            if replied is not None and replied.from_user is not None
+            else None
+        ),
+    )
+
+
+def display_name(full_name: str | None, username: str | None, user_id: int) -> str:
+    return full_name or username or str(user_id)
+
+
+def new_game_id() -> str:
+    return "".join(secrets.choice(_GAME_ID_ALPHABET) for _ in range(6))
+
+
+def wall_clock_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class Shell:
+    def __init__(self, store: GameStore, sender: Sender, publisher: Publisher) -> None:
+        self.store = store
+        self.sender = sender
+        self.publisher = publisher
+        #: Deals the cards (a seeded generator in tests that replay a game).
+        self.rng: RandomSource = SystemRandom()
+        #: The time in Unix milliseconds (tests move it to a deadline instead of waiting).
+        self.clock: Callable[[], int] = wall_clock_ms
+
+    @property
+    def bot_username(self) -> str:
+        return self.sender.bot.username
+
+    # --- who asks ------------------------------------------------------------------------------
+
+    async def is_admin(self, chat_id: int, user_id: int) -> bool:
+        try:
+            member = await self.sender.bot.get_chat_member(chat_id, user_id)
+        except (BadRequest, Forbidden):
+            # A chat we are not in (forged button data, or the bot was removed): nobody is.
+            return False
+        return member.status in (ChatMember.ADMINISTRATOR, ChatMember.OWNER)
+
+    async def as_actor(
+        self, chat_id: int, user_id: int, attempt: Callable[[Actor], Awaitable[T]]
+    ) -> T:
+        """``attempt`` as the person, first without knowing whether they are an admin of the
+        group; asked of Telegram only when the table says it matters (``AdminUnknown``)."""
+        try:
+            return await attempt(Actor(user_id))
+        except AdminUnknown:
+            return await attempt(Actor(user_id, admin=await self.is_admin(chat_id, user_id)))
+
+    async def language_of(self, asker: Asker) -> Translator:
+        """A person's language: their /language choice, else Telegram's, else English."""
+        chosen = await self.store.settings.user_language(asker.user_id)
+        return translator(chosen or asker.language_code)
+
+    async def group_language(self, chat_id: int, fallback: str | None) -> Translator:
+        return translator(await self.store.settings.group_language(chat_id) or fallback)
+
+    # --- answers -------------------------------------------------------------------------------
+
+    async def tell(self, asker: Asker, view: views.View) -> None:
+        """A message to whoever asked: in the chat they wrote in, as a reply in a group."""
+        if asker.chat_id is not None:
+            await self.sender.send(asker.chat_id, view, reply_to=asker.message_id)
+
+    async def reply(self, asker: Asker, text: str, **fields: str) -> None:
+        tr = await self.language_of(asker)
+        await self.tell(asker, views.View(tr._(text).format(**fields)))
+
+    async def refuse(self, asker: Asker, refusal: Exception) -> None:
+        """The one refusal path: a pop-up for a press, a reply for a command, in the asker's
+        language."""
+        tr = await self.language_of(asker)
+        if isinstance(refusal, Answer):
+            text = tr._(refusal.message).format(**refusal.fields)
+        elif isinstance(refusal, SessionRefused | ActionRefused):
+            text = views.refusal_text(tr, refusal.reason)
+        else:
+            raise refusal
+        if asker.query_id is not None:
+            await self.sender.answer(asker.query_id, text)
+        else:
+            await self.tell(asker, views.View(text))
+
+    # --- showing what was committed ------------------------------------------------------------
+
+    async def show(self, committed: Committed[Events]) -> None:
+        """Publish a committed change of a game."""
+        session = committed.session
+        if committed.duplicate and session is not None and session.game is not None:
+            # Telegram delivers an update again when handling it failed, perhaps after its
+            # change was saved but before it was shown: show the current state now.
+            await self.publisher.catch_up(session, session.game, committed.messages)
+            return
+        if not committed.changed or session is None or session.game is None:
+            return
+        await self.publisher.publish(
+            session,
+            session.game,
+            committed.result or (),
+            committed.messages,
+            table_deferred=committed.table_deferred,
+        )

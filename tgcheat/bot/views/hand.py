@@ -1,0 +1,178 @@
+"""A player's one private message: their cards, and on their turn the keyboard to play."""
+
+from __future__ import annotations
+
+import html
+from collections import Counter
+from collections.abc import Mapping
+
+from tgcheat.bot.callbacks import ClaimPress, HandPress, Op, TurnPress
+from tgcheat.bot.texts import claim_phrase, rank_plural, rank_symbol
+from tgcheat.bot.views.base import Button, View, button, claim_line, in_rows, keyboard, name_html
+from tgcheat.engine.cards import CLAIMABLE_RANKS, Rank, count_by_rank
+from tgcheat.engine.game import (
+    can_pass,
+    play_limit,
+)
+from tgcheat.engine.rules import (
+    Passing,
+)
+from tgcheat.engine.state import GameState, Phase
+from tgcheat.i18n import Translator
+from tgcheat.table.audiences import PrivateAnswers, private_answers
+from tgcheat.table.session import Session
+
+
+def hand_text(tr: Translator, held: Mapping[Rank, int]) -> str:
+    """A hand as its ranks and how many of each (``count_by_rank``)."""
+    return " · ".join(
+        rank_symbol(tr, rank) + (f"×{count}" if count > 1 else "") for rank, count in held.items()
+    )
+
+
+def hand_view(
+    tr: Translator,
+    session: Session,
+    state: GameState,
+    seat: int,
+    title: str,
+    selection: str = "",
+) -> View:
+    """The player's one private message: their cards; on their turn, the keyboard to play."""
+    player = state.players[seat]
+    held = count_by_rank(player.hand)
+    lines = [
+        tr._("🃏 Your cards in {group} ({count}):").format(
+            group=f"<b>{html.escape(title)}</b>", count=len(player.hand)
+        ),
+        hand_text(tr, held) if player.hand else tr._("none"),
+    ]
+    if state.phase is Phase.FINISHED:
+        lines += ["", tr._("The game is over.")]
+        return View("\n".join(lines))
+    if player.left:
+        lines += ["", tr._("You have left this game.")]
+        return View("\n".join(lines))
+    selected = Counter(Rank.from_code(code) for code in selection)
+    answers = private_answers(state, seat)
+    rows = _answer_rows(tr, session, state, answers, lines)
+    limit = play_limit(state, seat)
+    if limit > 0:
+        lines.append("")
+        lines.append(_turn_prompt(tr, state, limit))
+        if selection:
+            picked = " ".join(rank_symbol(tr, r) for r in sorted(selected.elements()))
+            lines.append(tr._("Selected: {cards}").format(cards=picked))
+        else:
+            lines.append(tr._("Tap a rank to pick a card of it; tap again for one more."))
+        rows += _play_rows(tr, session, state, seat, held, selected, lines)
+    elif answers.final_in_group:
+        lines += ["", tr._("Last cards were played: answer in the group.")]
+    return View("\n".join(lines), keyboard(rows) if rows else None)
+
+
+def _turn_prompt(tr: Translator, state: GameState, limit: int) -> str:
+    rank = state.required
+    if rank is not None:
+        return tr.ngettext(
+            "🔔 Your turn: play up to {most} card as {rank}.",
+            "🔔 Your turn: play up to {most} cards as {rank}.",
+            limit,
+        ).format(most=limit, rank=f"<b>{html.escape(rank_plural(tr, rank))}</b>")
+    return tr.ngettext(
+        "🔔 Your turn: play up to {most} card and name any rank.",
+        "🔔 Your turn: play up to {most} cards and name any rank.",
+        limit,
+    ).format(most=limit)
+
+
+def _answer_rows(
+    tr: Translator, session: Session, state: GameState, answers: PrivateAnswers, lines: list[str]
+) -> list[list[Button]]:
+    """What the player answers in private (``private_answers``): last cards, the last play
+    when only they may call Cheat!, or a vote on someone's request to pass."""
+    rows: list[list[Button]] = []
+    chat_id, game_id = session.chat_id, session.game_id
+    final = answers.final
+    if final is not None:
+        lines += ["", tr._("⏳ Last cards! {claim}").format(claim=claim_line(tr, state, final))]
+        accept = ClaimPress(Op.ACCEPT, chat_id, game_id, final.number)
+        cheat = ClaimPress(Op.CHALLENGE, chat_id, game_id, final.number)
+        rows.append(
+            [
+                button(tr._("✅ I believe you"), callback_data=accept.encode()),
+                button(tr._("❗ Cheat!"), callback_data=cheat.encode()),
+            ]
+        )
+    for claim in answers.challengeable:
+        lines += [
+            "",
+            tr._("Last play: {claim}. Believe it and play, or call Cheat!").format(
+                claim=claim_line(tr, state, claim)
+            ),
+        ]
+        challenge = ClaimPress(Op.CHALLENGE, chat_id, game_id, claim.number)
+        rows.append([button(tr._("❗ Cheat!"), callback_data=challenge.encode())])
+    if answers.vote_for is not None:
+        lines += [
+            "",
+            tr._("🙋 {name} asks to pass. Do you agree?").format(
+                name=name_html(state.players[answers.vote_for].name)
+            ),
+        ]
+        yes = TurnPress(Op.VOTE_YES, chat_id, game_id, state.plays)
+        no = TurnPress(Op.VOTE_NO, chat_id, game_id, state.plays)
+        rows.append(
+            [
+                button(tr._("👍 Yes"), callback_data=yes.encode()),
+                button(tr._("👎 No"), callback_data=no.encode()),
+            ]
+        )
+    return rows
+
+
+def _play_rows(
+    tr: Translator,
+    session: Session,
+    state: GameState,
+    seat: int,
+    held: Mapping[Rank, int],
+    selected: Counter[Rank],
+    lines: list[str],
+) -> list[list[Button]]:
+    selection = "".join(r.code for r in sorted(selected.elements()))
+    picks = HandPress(Op.PICK, session.chat_id, session.game_id, state.plays, selection)
+    buttons = []
+    for (rank, count), data in zip(held.items(), picks.encode_each(held), strict=True):
+        chosen = selected[rank]
+        label = rank_symbol(tr, rank) + (f" ×{count}" if count > 1 else "")
+        if chosen:
+            label = f"✅ {rank_symbol(tr, rank)} {chosen}/{count}"
+        buttons.append(button(label, callback_data=data))
+    rows = in_rows(buttons)
+    total = sum(selected.values())
+    clear = HandPress(Op.CLEAR, session.chat_id, session.game_id, state.plays)
+    clear_button = button(tr._("✖️ Clear"), callback_data=clear.encode())
+    if total and state.required is not None:
+        play = HandPress(
+            Op.PLAY, session.chat_id, session.game_id, state.plays, selection, state.required
+        )
+        label = tr._("▶️ Play {claim}").format(claim=claim_phrase(tr, total, state.required))
+        rows.append([clear_button, button(label, callback_data=play.encode())])
+    elif total:
+        # No rank is required: the player names one (any rank, even one they do not hold).
+        lines.append(tr._("Now tap the rank you claim:"))
+        play = HandPress(Op.PLAY, session.chat_id, session.game_id, state.plays, selection)
+        claims = [
+            button(rank_symbol(tr, rank), callback_data=data)
+            for rank, data in zip(CLAIMABLE_RANKS, play.encode_each(CLAIMABLE_RANKS), strict=True)
+        ]
+        rows += in_rows(claims, width=7)
+        rows.append([clear_button])
+    if can_pass(state, seat):
+        label = tr._("🙋 Ask to pass") if state.rules.passing is Passing.VOTE else tr._("⏭ Pass")
+        press = TurnPress(Op.PASS, session.chat_id, session.game_id, state.plays)
+        rows.append([button(label, callback_data=press.encode())])
+    return rows
+
+

@@ -1,0 +1,122 @@
+"""Settings, rules and languages."""
+
+from __future__ import annotations
+
+import html
+
+from babel import Locale
+
+from tgcheat.bot.callbacks import (
+    LanguagePress,
+    OptionMenu,
+    PresetChoice,
+    SettingsMenu,
+    SettingsPress,
+    ValueChoice,
+)
+from tgcheat.bot.settings_texts import (
+    PRESET_TEXTS,
+    option_help,
+    option_name,
+    value_text,
+)
+from tgcheat.bot.views.base import View, button, in_rows, keyboard, rules_name
+from tgcheat.engine.rules import (
+    OPTION_NAMES,
+    OPTION_VALUES,
+    PRESETS,
+    Rules,
+)
+from tgcheat.i18n import Translator, available_languages
+
+
+def settings_view(tr: Translator, chat_id: int, rules: Rules) -> View:
+    lines = [
+        tr._("⚙️ <b>Settings</b> for this group's next games"),
+        tr._("Rules: {rules}").format(rules=html.escape(rules_name(tr, rules))),
+        tr._("Tap a setting to change it, or pick a preset."),
+    ]
+    rows = [
+        [
+            button(
+                f"{option_name(tr, option)}: {value_text(tr, rules.option_value(option))}",
+                callback_data=SettingsPress(chat_id, OptionMenu(index)).encode(),
+            )
+        ]
+        for index, option in enumerate(OPTION_NAMES)
+    ]
+    rows.append(
+        [
+            button(
+                tr._(PRESET_TEXTS[name]),
+                callback_data=SettingsPress(chat_id, PresetChoice(number)).encode(),
+            )
+            for number, name in enumerate(PRESETS)
+        ]
+    )
+    return View("\n".join(lines), keyboard(rows))
+
+
+def option_view(tr: Translator, chat_id: int, rules: Rules, index: int) -> View:
+    option = OPTION_NAMES[index]
+    current = rules.option_value(option)
+    lines = [
+        f"⚙️ <b>{html.escape(option_name(tr, option))}</b>: {html.escape(value_text(tr, current))}",
+        html.escape(option_help(tr, option)),
+    ]
+    buttons = [
+        button(
+            ("✅ " if value == current else "") + value_text(tr, value),
+            callback_data=SettingsPress(chat_id, ValueChoice(index, number)).encode(),
+        )
+        for number, value in enumerate(OPTION_VALUES[option])
+    ]
+    rows = in_rows(buttons, width=2)
+    rows.append(
+        [button(tr._("« Back"), callback_data=SettingsPress(chat_id, SettingsMenu()).encode())]
+    )
+    return View("\n".join(lines), keyboard(rows))
+
+
+def language_view(tr: Translator, chat_id: int, current: str, group: bool) -> View:
+    text = (
+        tr._("🌐 The language of this group's game messages:")
+        if group
+        else tr._("🌐 The language of your private messages:")
+    )
+    buttons = [
+        button(
+            ("✅ " if language == current else "") + language_name(language),
+            callback_data=LanguagePress(chat_id, language).encode(),
+        )
+        for language in available_languages()
+    ]
+    return View(text, keyboard(in_rows(buttons, width=2)))
+
+
+def language_name(language: str) -> str:
+    """A language's name in itself ("Deutsch", "Русский"): how people find their own."""
+    name = Locale.parse(language).get_display_name(language) or language
+    return name[:1].upper() + name[1:]
+
+
+def rules_view(tr: Translator, rules: Rules) -> View:
+    lines = [
+        tr._("🃏 <b>Rules in force</b>: {rules}").format(rules=html.escape(rules_name(tr, rules))),
+        tr._(
+            "Play 1 or more cards face down and claim their number and a rank: the number is "
+            "true, the rank may be a lie. Doubt a claim? Call Cheat! The cards are turned "
+            "over: a liar takes the pile, and so does a wrong accuser. Your last cards must be "
+            "believed to win."
+        ),
+        "",
+    ]
+    for option in OPTION_NAMES:
+        lines.append(
+            f"• <b>{html.escape(option_name(tr, option))}</b>: "
+            f"{html.escape(value_text(tr, rules.option_value(option)))}"
+        )
+    lines += ["", tr._("Admins change them with /settings.")]
+    return View("\n".join(lines))
+
+

@@ -1,0 +1,157 @@
+"""Who must be shown what: decided once, from the rules, for the views and the publisher.
+
+After a change of a game, ``audience`` says which group messages go out (the table, each
+reveal and pass, the result), whose hand message comes back as a new message with a
+notification (their turn, or an answer asked of them in private) and whose is edited in place.
+For a state, ``table_answer`` and ``private_answers`` say where Cheat!, I believe you and the
+pass vote are answered: on the table, or in the private chats of those asked (under
+``challengers=next`` only the next player may call Cheat!; under ``final_check=next`` only the
+next player answers last cards). Nothing else in the bot branches on those rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tgcheat.engine.events import (
+    ChallengeResolved,
+    Event,
+    FinalPlayPending,
+    GameEnded,
+    HandChanged,
+    Passed,
+    PassRefused,
+    PassRequested,
+    PassVoted,
+    TurnStarted,
+)
+from tgcheat.engine.game import can_accept, can_vote, challengeable
+from tgcheat.engine.rules import Challengers, FinalCheck
+from tgcheat.engine.state import Claim, GameState, Phase
+
+#: Events the group is told of with a message of their own (a notification), before the table.
+Announcement = ChallengeResolved | Passed
+
+
+@dataclass(frozen=True, slots=True)
+class Audience:
+    """What a change of a game shows, and to whom."""
+
+    #: Group messages of their own, in order: each reveal and pass.
+    announcements: tuple[Announcement, ...]
+    #: The game ended: the result goes to the group after the table.
+    ended: bool
+    #: Seats whose hand comes back as a new message (a notification).
+    notified: frozenset[int]
+    #: Seats whose hand message is edited in place.
+    edited: frozenset[int]
+
+    @property
+    def group_messages(self) -> int:
+        """Group messages this change sends: the table edit, the announcements, the result
+        (counted against the group's budget with the change)."""
+        return 1 + len(self.announcements) + int(self.ended)
+
+    @property
+    def hands(self) -> frozenset[int]:
+        return self.notified | self.edited
+
+
+def audience(state: GameState, events: Sequence[Event]) -> Audience:
+    """Who is shown what after ``events`` brought the game to ``state``."""
+    rules = state.rules
+    everyone = frozenset(range(len(state.players)))
+    notified = {e.seat for e in events if isinstance(e, TurnStarted)}
+    own_hand = {e.seat for e in events if isinstance(e, HandChanged)}
+    changed = set(own_hand)
+    for event in events:
+        if isinstance(event, FinalPlayPending) and rules.final_check is FinalCheck.NEXT:
+            notified |= event.answerers
+        elif isinstance(event, PassRequested):
+            notified |= event.voters
+        elif isinstance(event, PassVoted | PassRefused | Passed):
+            # Every hand shows the vote, or that it is over.
+            changed |= everyone
+        elif isinstance(event, ChallengeResolved) and rules.challengers is Challengers.NEXT:
+            # The next player's Cheat! button in their hand is gone.
+            changed.add(event.challenger)
+    changed = {seat for seat in changed if not state.players[seat].left} | own_hand
+    ended = any(isinstance(e, GameEnded) for e in events)
+    if state.phase is Phase.FINISHED:
+        return Audience(_announcements(events), ended, frozenset(), everyone)
+    notified_seats = frozenset(notified)
+    return Audience(
+        _announcements(events), ended, notified_seats, frozenset(changed) - notified_seats
+    )
+
+
+def _announcements(events: Sequence[Event]) -> tuple[Announcement, ...]:
+    return tuple(e for e in events if isinstance(e, ChallengeResolved | Passed))
+
+
+def group_messages(events: Sequence[Event]) -> int:
+    """How many group messages publishing ``events`` sends (without the state: the count
+    depends on the events alone)."""
+    announcements = sum(isinstance(e, ChallengeResolved | Passed) for e in events)
+    return 1 + announcements + int(any(isinstance(e, GameEnded) for e in events))
+
+
+@dataclass(frozen=True, slots=True)
+class TableAnswer:
+    """The claim answered with buttons on the table, and whether I believe you is offered."""
+
+    claim: Claim
+    believe: bool
+
+
+def table_answer(state: GameState) -> TableAnswer | None:
+    """What the table's buttons answer: the last claim, unless it is answered in private."""
+    last = state.last_claim
+    if last is None or state.phase is Phase.FINISHED:
+        return None
+    final = state.phase is Phase.FINAL_CHECK
+    if _answered_in_private(state, final=final):
+        return None
+    return TableAnswer(last, believe=final)
+
+
+@dataclass(frozen=True, slots=True)
+class PrivateAnswers:
+    """What one player answers in their private chat."""
+
+    #: Last cards they must believe or call Cheat! on.
+    final: Claim | None = None
+    #: Plays they alone may call Cheat! on (``challengers=next``).
+    challengeable: tuple[Claim, ...] = ()
+    #: Seat of the player whose request to pass they vote on.
+    vote_for: int | None = None
+    #: Last cards were played and they answer them on the table, not here.
+    final_in_group: bool = False
+
+
+def private_answers(state: GameState, seat: int) -> PrivateAnswers:
+    final = state.final_claim
+    in_private_final = None
+    final_in_group = False
+    if final is not None and can_accept(state, seat):
+        if _answered_in_private(state, final=True):
+            in_private_final = final
+        else:
+            final_in_group = True
+    claims: tuple[Claim, ...] = ()
+    if (
+        in_private_final is None
+        and state.phase is Phase.PLAYING
+        and _answered_in_private(state, final=False)
+    ):
+        claims = challengeable(state, seat)
+    vote_for = state.vote_by if can_vote(state, seat) else None
+    return PrivateAnswers(in_private_final, claims, vote_for, final_in_group)
+
+
+def _answered_in_private(state: GameState, *, final: bool) -> bool:
+    rules = state.rules
+    if final:
+        return rules.final_check is FinalCheck.NEXT
+    return rules.challengers is Challengers.NEXT

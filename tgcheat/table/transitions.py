@@ -1,0 +1,376 @@
+"""Every change of a group's session, as a pure function: from the session stored (or None)
+to the new one, with the engine's events where a game changed. The time (``now_ms``) and the
+randomness (``rng``) come in as arguments; a refusal is raised as ``SessionRefused`` (the
+table's reasons) or ``ActionRefused`` (the engine's). Returning the very session given means
+"nothing changes": the store then writes nothing.
+
+Who may manage a session (start, cancel, stop, kick, the next game) is decided here from an
+``Actor``; whether a person is a group admin is a question for Telegram, asked by the bot
+before the change is computed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tgcheat.engine.actions import Leave, Stop
+from tgcheat.engine.cards import Rank
+from tgcheat.engine.events import Event
+from tgcheat.engine.game import (
+    ActionRefused,
+    RandomSource,
+    Refusal,
+    apply,
+    new_game,
+    play_limit,
+    random_seating,
+)
+from tgcheat.engine.lobby import Lobby
+from tgcheat.engine.lobby import join as join_lobby
+from tgcheat.engine.lobby import leave as leave_lobby
+from tgcheat.engine.match import is_over, new_match, next_seating, record_game
+from tgcheat.engine.rules import MatchKind, Rules
+from tgcheat.engine.state import GameState, Phase
+from tgcheat.table.clock import clock_action, game_deadline, lobby_deadline
+from tgcheat.table.commands import GameCommand, LeaveGame, to_action
+from tgcheat.table.refusals import AdminUnknown, SessionRefusal, SessionRefused
+from tgcheat.table.session import Session
+
+Events = tuple[Event, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who asks: a person, and whether they are an admin of the group (None: not known yet;
+    a transition that needs to know raises ``AdminUnknown``)."""
+
+    user_id: int
+    admin: bool | None = None
+
+
+def _admin(actor: Actor) -> bool:
+    if actor.admin is None:
+        raise AdminUnknown()
+    return actor.admin
+
+
+def _require_manager(session: Session, actor: Actor) -> None:
+    """The creator of the lobby or game, or a group admin (RULES.md: chosen per group)."""
+    if actor.user_id != session.creator and not _admin(actor):
+        raise _refuse(SessionRefusal.NOT_ALLOWED)
+
+
+def require_settings_manager(session: Session | None, actor: Actor) -> None:
+    """The group's rules are changed by the creator of the open lobby, or a group admin."""
+    if session is not None and session.lobby is not None and session.creator == actor.user_id:
+        return
+    if not _admin(actor):
+        raise _refuse(SessionRefusal.NOT_ALLOWED)
+
+
+def _refuse(reason: SessionRefusal) -> SessionRefused:
+    return SessionRefused(reason)
+
+
+def lobby_of(session: Session | None, game_id: str | None = None) -> tuple[Session, Lobby]:
+    """The open lobby (of game ``game_id``, for a button); else refused."""
+    if session is None or session.lobby is None:
+        raise _refuse(SessionRefusal.NO_LOBBY if game_id is None else SessionRefusal.STALE)
+    if game_id is not None and session.game_id != game_id:
+        raise _refuse(SessionRefusal.STALE)
+    return session, session.lobby
+
+
+def game_of(session: Session | None, game_id: str | None) -> tuple[Session, GameState]:
+    """The session's game; ``game_id`` None for a typed command, which means the current one."""
+    if session is None or session.game is None:
+        raise _refuse(SessionRefusal.STALE if game_id is not None else SessionRefusal.NO_GAME)
+    if game_id is not None and session.game_id != game_id:
+        raise _refuse(SessionRefusal.STALE)
+    return session, session.game
+
+
+def _managed(session: Session | None, actor: Actor) -> Session:
+    """The lobby or game in progress, when ``actor`` may manage it."""
+    session = in_progress(session)
+    _require_manager(session, actor)
+    return session
+
+
+def in_progress(session: Session | None) -> Session:
+    """The lobby or game in progress; else refused."""
+    if session is None or not session.in_progress:
+        raise _refuse(SessionRefusal.NO_GAME)
+    return session
+
+
+def advance(session: Session, state: GameState, events: Sequence[Event], now_ms: int) -> Session:
+    """The session after its game became ``state``: the next deadline, and the match's score
+    when a game of a match has just ended."""
+    match = session.match
+    was_finished = session.game is not None and session.game.phase is Phase.FINISHED
+    if match is not None and state.phase is Phase.FINISHED and not was_finished:
+        match = record_game(match, state)
+    return dataclasses.replace(
+        session,
+        game=state,
+        match=match,
+        deadline_ms=game_deadline(session.deadline_ms, state, events, now_ms),
+    )
+
+
+# --- the lobby ---------------------------------------------------------------------------------
+
+
+def open_lobby(
+    session: Session | None,
+    *,
+    chat_id: int,
+    game_id: str,
+    creator: int,
+    rules: Rules,
+    title: str,
+    language: str,
+    now_ms: int,
+) -> Session:
+    if session is not None and session.in_progress:
+        raise _refuse(SessionRefusal.GAME_OPEN)
+    return Session(
+        chat_id=chat_id,
+        game_id=game_id,
+        creator=creator,
+        lobby=Lobby(creator=creator, rules=rules),
+        title=title,
+        language=language,
+        deadline_ms=lobby_deadline(now_ms),
+    )
+
+
+def join(
+    session: Session | None, *, user_id: int, name: str, language: str, now_ms: int
+) -> Session:
+    session, lobby = lobby_of(session)
+    return dataclasses.replace(
+        session,
+        lobby=join_lobby(lobby, user_id, name),
+        player_languages=(*session.player_languages, (user_id, language)),
+        deadline_ms=lobby_deadline(now_ms),
+    )
+
+
+def leave(session: Session | None, user_id: int) -> Session:
+    """A person leaves the lobby before the deal."""
+    session, lobby = lobby_of(session)
+    return dataclasses.replace(session, lobby=leave_lobby(lobby, user_id))
+
+
+def start(
+    session: Session | None, *, game_id: str, actor: Actor, rng: RandomSource, now_ms: int
+) -> tuple[Session, Events]:
+    """The deal: random seats and dealer; a match begins when the rules play more than one."""
+    session, lobby = lobby_of(session, game_id)
+    _require_manager(session, actor)
+    if (reason := lobby.start_refusal()) is not None:
+        raise ActionRefused(reason)
+    seating = random_seating(lobby.players, rng)
+    state, events = new_game(lobby.rules, seating, rng)
+    match = None if lobby.rules.match is MatchKind.SINGLE else new_match(lobby.rules, seating)
+    started = dataclasses.replace(session, lobby=None, match=match, deadline_ms=0)
+    return advance(started, state, events, now_ms), tuple(events)
+
+
+def cancel(session: Session | None, *, game_id: str | None, actor: Actor) -> Session:
+    """The lobby closes without a game (Cancel, or /stop before the deal)."""
+    session, _ = lobby_of(session, game_id)
+    _require_manager(session, actor)
+    return dataclasses.replace(session, lobby=None, game=None, deadline_ms=0)
+
+
+def adopt_rules(session: Session | None, rules: Rules) -> Session | None:
+    """An open lobby is the group's next game: it takes the group's new rules too (players
+    beyond the new limit are left out)."""
+    if session is None or session.lobby is None:
+        return session
+    players = session.lobby.players[: rules.max_players]
+    lobby = dataclasses.replace(session.lobby, rules=rules, players=players)
+    return dataclasses.replace(session, lobby=lobby)
+
+
+def set_language(session: Session | None, language: str) -> Session | None:
+    """The lobby or game in progress is shown in the group's new language."""
+    if session is None or not session.in_progress or session.language == language:
+        return session
+    return dataclasses.replace(session, language=language)
+
+
+# --- the game ----------------------------------------------------------------------------------
+
+
+def act(
+    session: Session | None, *, game_id: str | None, command: GameCommand, now_ms: int
+) -> tuple[Session, Events]:
+    """A player's action (or the game stopped) through the engine's one legality check."""
+    session, game = game_of(session, game_id)
+    state, events = apply(game, to_action(game, command))
+    return advance(session, state, events, now_ms), tuple(events)
+
+
+def leave_table(session: Session | None, user_id: int, now_ms: int) -> tuple[Session, Events]:
+    """/leave: out of the lobby, or out of the game (the hand set aside)."""
+    if session is not None and session.lobby is not None:
+        return leave(session, user_id), ()
+    return act(session, game_id=None, command=LeaveGame(user_id), now_ms=now_ms)
+
+
+def stop(session: Session | None, *, actor: Actor, now_ms: int) -> tuple[Session, Events]:
+    """/stop: the lobby closes, or the game ends without a winner."""
+    session = _managed(session, actor)
+    if session.lobby is not None:
+        return cancel(session, game_id=None, actor=actor), ()
+    session, game = game_of(session, None)
+    state, events = apply(game, Stop())
+    return advance(session, state, events, now_ms), tuple(events)
+
+
+def remove(session: Session | None, user_id: int, now_ms: int) -> tuple[Session | None, Events]:
+    """A person is no longer at the table (kicked, or gone from the group): out of the lobby,
+    or out of the game (their hand set aside). Nothing changes when they were not in it."""
+    if session is None:
+        return session, ()
+    if session.lobby is not None:
+        if not session.lobby.has(user_id):
+            return session, ()
+        return leave(session, user_id), ()
+    game = session.live_game
+    seat = game.seat_of(user_id) if game is not None else None
+    if game is None or seat is None or game.players[seat].left:
+        return session, ()
+    state, events = apply(game, Leave(seat))
+    return advance(session, state, events, now_ms), tuple(events)
+
+
+def kick(
+    session: Session | None, *, target: int | None, seat_number: str, actor: Actor, now_ms: int
+) -> tuple[Session | None, Events]:
+    """/kick by the creator or an admin, of ``target`` (the author of the message replied
+    to) or of the player in seat ``seat_number`` (as the table numbers them, from 1); a
+    player not at the table is refused."""
+    session = _managed(session, actor)
+    if target is None:
+        target = _player_in_seat(session, seat_number)
+    if target is None:
+        raise _refuse(SessionRefusal.NO_KICK_TARGET)
+    if session.lobby is None:
+        game = session.live_game
+        seat = game.seat_of(target) if game is not None else None
+        if game is None or seat is None or game.players[seat].left:
+            raise ActionRefused(Refusal.NOT_IN_GAME)
+    return remove(session, target, now_ms)
+
+
+def _player_in_seat(session: Session, seat_number: str) -> int | None:
+    game = session.game
+    if not seat_number.isdigit() or game is None:
+        return None
+    seat = int(seat_number) - 1
+    return game.players[seat].user_id if 0 <= seat < len(game.players) else None
+
+
+def next_game(
+    session: Session | None,
+    *,
+    game_id: str,
+    actor: Actor,
+    new_game_id: str,
+    rng: RandomSource,
+    now_ms: int,
+) -> tuple[Session, Events]:
+    """The next game of a match: the same seats, the dealer one seat on. A player of the match
+    or an admin deals it, once the last game is over and the match is not."""
+    if session is None or session.game_id != game_id or session.match is None:
+        raise _refuse(SessionRefusal.STALE)
+    if actor.user_id not in dict(session.match.players) and not _admin(actor):
+        raise ActionRefused(Refusal.NOT_IN_GAME)
+    game = session.game
+    if is_over(session.match) or game is None or game.phase is not Phase.FINISHED:
+        raise _refuse(SessionRefusal.STALE)
+    state, events = new_game(session.match.rules, next_seating(session.match), rng)
+    fresh = dataclasses.replace(session, game_id=new_game_id, deadline_ms=0)
+    return advance(fresh, state, events, now_ms), tuple(events)
+
+
+# --- the clock, and the group coming and going -------------------------------------------------
+
+
+def tick(session: Session | None, now_ms: int) -> tuple[Session | None, Events]:
+    """The clock's turn: a lobby nobody started closes; a game's deadline acts (a timeout, or
+    the Cheat! calls of a grace period settled). Nothing happens before the deadline."""
+    if session is None or session.deadline_ms == 0 or session.deadline_ms > now_ms:
+        return session, ()
+    if session.lobby is not None:
+        return dataclasses.replace(session, lobby=None, deadline_ms=0), ()
+    game = session.live_game
+    if game is None:
+        return dataclasses.replace(session, deadline_ms=0), ()
+    try:
+        state, events = apply(game, clock_action(game, now_ms))
+    except ActionRefused:
+        # Nothing to do at this moment after all: wait for a whole turn again.
+        deadline = game_deadline(0, game, (), now_ms)
+        return dataclasses.replace(session, deadline_ms=deadline), ()
+    return advance(session, state, events, now_ms), tuple(events)
+
+
+def end_without_group(session: Session | None) -> tuple[Session | None, Events]:
+    """The bot was removed from the group: the lobby closes, the game ends."""
+    if session is None or not session.in_progress:
+        return session, ()
+    if session.game is None:
+        return dataclasses.replace(session, lobby=None, deadline_ms=0), ()
+    state, events = apply(session.game, Stop())
+    return dataclasses.replace(session, game=state, deadline_ms=0), tuple(events)
+
+
+def migrated(session: Session, *, new_chat_id: int, new_game_id: str) -> Session:
+    """The session of a group that became a supergroup, under its new chat id (buttons name
+    the chat and game, so the old ones are stale)."""
+    return dataclasses.replace(session, chat_id=new_chat_id, game_id=new_game_id)
+
+
+def arrive(current: Session | None, moved: Session) -> Session | None:
+    """A migrated session takes its place, unless the new chat already has one in progress."""
+    if current is not None and current.in_progress:
+        return current
+    return moved
+
+
+def pick(
+    session: Session | None,
+    *,
+    game_id: str,
+    user_id: int,
+    plays: int,
+    selected: Counter[Rank],
+    rank: Rank | None,
+) -> tuple[Session, GameState, int, Counter[Rank]]:
+    """A card picked on the hand keyboard (``rank`` None: the selection cleared). Nothing is
+    stored: the selection travels in the buttons. The session, game, seat and new selection."""
+    session, game = game_of(session, game_id)
+    seat = game.seat_of(user_id)
+    if seat is None:
+        raise ActionRefused(Refusal.NOT_IN_GAME)
+    limit = play_limit(game, seat)
+    if game.plays != plays or limit == 0:
+        raise _refuse(SessionRefusal.STALE)
+    if rank is None:
+        return session, game, seat, Counter()
+    selected = selected + Counter({rank: 1})
+    held = sum(1 for card in game.players[seat].hand if card.rank is rank)
+    if selected[rank] > held:
+        raise _refuse(SessionRefusal.NO_MORE_OF_RANK)
+    if sum(selected.values()) > limit:
+        raise ActionRefused(Refusal.BAD_CARD_COUNT)
+    return session, game, seat, selected
