@@ -362,16 +362,16 @@ def _module_constants(tree: ast.Module) -> dict[str, str]:
 @cache
 def popup_msgids() -> frozenset[str]:
     """Every text the bot may show in a pop-up (a callback query's answer): refusals, the
-    handlers' ``Refused`` reasons and ``answer=`` texts, and rule problems."""
+    handlers' ``Answer`` texts and ``answer=`` texts, and rule problems."""
     found = set(views.REFUSALS.values()) | set(settings_texts.RULES_PROBLEMS.values())
-    for path in sorted(BOT_SOURCES.glob("*.py")):
+    for path in sorted(BOT_SOURCES.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         constants = _module_constants(tree)
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
                 continue
             name = _call_name(node)
-            if name == "Refused" and node.args:
+            if name == "Answer" and node.args:
                 found |= _marked(node.args[0], constants)
             if name == "answer" and len(node.args) > 1:
                 found |= _marked(node.args[1], constants)
@@ -389,7 +389,7 @@ def button_msgids() -> frozenset[str]:
     """Msgids shown as a button label: the first argument of ``button`` (or of
     ``InlineKeyboardButton``), or a variable assigned in the same function just for it."""
     found: set[str] = set()
-    for path in sorted(BOT_SOURCES.glob("*.py")):
+    for path in sorted(BOT_SOURCES.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         constants = _module_constants(tree)
         for function in ast.walk(tree):

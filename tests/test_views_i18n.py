@@ -302,6 +302,7 @@ def rendered(tr: Translator) -> Iterator[Shown]:
     yield _view("hand not on turn", views.hand_view(tr, session(), start, 2, TITLE))
     yield "hand text", views.hand_text(tr, count_by_rank(start.players[0].hand)), ()
     yield "card labels", " ".join(views.card_label(tr, c) for c in start.players[0].hand), ()
+    yield "card counts", " / ".join(views.count_cards(tr, n) for n in (0, 1, 2, 5, 21)), ()
 
     played, _ = play(start, "7♣", "K♠")
     assert played.last_claim is not None
@@ -398,6 +399,7 @@ COVERED = {
     "result_view",
     "hand_text",
     "card_label",
+    "count_cards",
     "hand_view",
     "settings_view",
     "option_view",
@@ -411,7 +413,7 @@ def test_every_view_function_is_rendered() -> None:
     shown = {
         name
         for name, function in inspect.getmembers(views, inspect.isfunction)
-        if function.__module__ == views.__name__
+        if function.__module__.startswith(views.__name__ + ".")
         and not name.startswith("_")
         and next(iter(inspect.signature(function).parameters), None) == "tr"
     }

@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 from tests.bot.conftest import GROUP_ID, BotHarness
 from tests.support.buttons import press_matcher
 from tests.support.updates import User
-from tgcheat.bot.callbacks import Op
+from tgcheat.bot.callbacks import HandPress, Op
 from tgcheat.engine.cards import Rank
 from tgcheat.engine.game import play_limit
 from tgcheat.engine.state import GameState, Phase
@@ -17,7 +17,12 @@ from tgcheat.table.session import Session
 
 
 def has_op(op: Op, rank: Rank | None = None) -> Any:
-    return press_matcher(lambda press: press.op is op and (rank is None or press.rank is rank))
+    return press_matcher(
+        lambda press: (
+            press.op is op
+            and (rank is None or (isinstance(press, HandPress) and press.rank is rank))
+        )
+    )
 
 
 def start_payload(url: str) -> str:

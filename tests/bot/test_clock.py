@@ -97,7 +97,7 @@ async def test_the_turn_timer_can_be_off(bot: BotHarness) -> None:
     await bot.press(ANN, GROUP_ID, "off")
     await _start(bot)
     assert await _deadline(bot) == 0
-    assert await bot.store.due(10**15) == []
+    assert await bot.store.clock.due(10**15) == []
 
 
 async def test_clockwise_priority_gives_the_challenge_to_the_nearest_caller(

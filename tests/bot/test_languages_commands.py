@@ -62,18 +62,18 @@ async def test_an_admin_sets_the_group_language_and_the_table_follows(bot: BotHa
     assert bot.fake.last_message(GROUP_ID).plain_text == refusal
     await bot.command(ADMIN, "/language")
     await bot.press(ADMIN, GROUP_ID, "Français")
-    assert await bot.store.group_language(GROUP_ID) == "fr"
+    assert await bot.store.settings.group_language(GROUP_ID) == "fr"
     # The open lobby is drawn again, whole, in French.
     assert "Menteur" in (bot.fake.message(GROUP_ID, lobby.message_id).plain_text or "")
     await bot.press(PLAYER, GROUP_ID, "Deutsch")
-    assert await bot.store.group_language(GROUP_ID) == "fr"
+    assert await bot.store.settings.group_language(GROUP_ID) == "fr"
 
 
 async def test_a_player_chooses_the_language_of_their_private_messages(bot: BotHarness) -> None:
     bot.fake.started_users.add(PLAYER.id)
     await bot.command(PLAYER, "/language", chat=private(PLAYER))
     await bot.press(PLAYER, PLAYER.id, "Русский")
-    assert await bot.store.user_language(PLAYER.id) == "ru"
+    assert await bot.store.settings.user_language(PLAYER.id) == "ru"
     await bot.command(PLAYER, "/help", chat=private(PLAYER))
     assert "Верю" in (bot.fake.last_message(PLAYER.id).plain_text or "")
 

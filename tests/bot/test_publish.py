@@ -13,7 +13,6 @@ from tests.bot.conftest import GROUP_ID, BotHarness
 from tests.bot.play import game_state, has_op, join_by_button
 from tests.support.updates import User
 from tgcheat.bot.callbacks import Op
-from tgcheat.bot.publish import hand_key
 from tgcheat.engine.state import GameState
 
 ANN, BOB, CAROL = User(1, "Ann"), User(2, "Bob"), User(3, "Carol")
@@ -83,7 +82,7 @@ async def test_a_hand_sent_is_kept_when_another_request_of_the_play_fails(
     _, messages = await bot.store.load(GROUP_ID)
     with_keyboard = [m for m in bot.fake.visible_messages(following.id) if m.reply_markup]
     assert len(with_keyboard) == 1
-    assert messages[hand_key(following.id)] == with_keyboard[0].message_id
+    assert messages.hand(following.id) == with_keyboard[0].message_id
     # Telegram delivers the update again: the stored play is shown, with no second hand.
     await bot.feed(play)
     assert (await game_state(bot)).plays == 1

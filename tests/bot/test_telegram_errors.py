@@ -8,6 +8,7 @@ from tests.support.updates import User
 from tgcheat.bot.app import CheatApplication
 from tgcheat.bot.callbacks import Op
 from tgcheat.engine.state import GameState, Phase
+from tgcheat.table.session import MessageIds
 
 ANN, BOB, CAROL, DAN = User(1, "Ann"), User(2, "Bob"), User(3, "Carol"), User(4, "Dan")
 USERS = {u.id: u for u in (ANN, BOB, CAROL, DAN)}
@@ -181,6 +182,6 @@ async def test_the_bot_removed_from_the_group_ends_the_game_and_cleans_up(bot: B
     bot.fake.kick_bot(GROUP_ID)
     await bot.feed(bot.updates.my_chat_member(bot.group, ANN, "member", "kicked"))
     session, messages = await bot.store.load(GROUP_ID)
-    assert session is None and messages == {}
-    assert await bot.store.due(10**15) == []
+    assert session is None and messages == MessageIds()
+    assert await bot.store.clock.due(10**15) == []
     assert "The game is over." in (bot.fake.last_message(BOB.id).plain_text or "")

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-import pytest
 import redis.asyncio as aioredis
 from redis.asyncio import Redis
 
@@ -254,13 +253,14 @@ async def test_two_cheat_presses_one_to_each_process_make_one_challenge(
 
 
 async def test_a_play_and_its_timeout_at_the_same_instant_apply_once(
-    redis: Redis, redis_url: str, monkeypatch: pytest.MonkeyPatch
+    redis: Redis, redis_url: str
 ) -> None:
     # Both processes read one wall clock; here it jumps to each turn's deadline instead of
     # waiting for it, and the tap and the clock act at that same instant.
     clock = [int(time.time() * 1000)]
-    monkeypatch.setattr("tgcheat.bot.handlers.now_ms", lambda: clock[0])
     async with two_harnesses(redis, redis_url) as (one, two):
+        for harness in (one, two):
+            harness.app.routes.shell.clock = lambda: clock[0]  # type: ignore[attr-defined]
         fake, updates = one.fake, one.updates
         await open_table(one.feed, fake, updates)
         winners = []

@@ -40,13 +40,13 @@ async def test_settings_menu_saves_per_group_and_refuses_invalid_combinations(
     await bot.press(ADMIN, GROUP_ID, "Open plays")
     await bot.press(ADMIN, GROUP_ID, "last two plays")
     assert _answers(bot)[-1] == "Saved for the next games."
-    rules = await bot.store.group_rules(GROUP_ID)
+    rules = await bot.store.settings.group_rules(GROUP_ID)
     assert rules is not None and rules.challenge_window.value == "two"
     # Now "next player" for challengers is refused, with the reason, and nothing is saved.
     await bot.press(ADMIN, GROUP_ID, "Who may call Cheat")
     await bot.press(ADMIN, GROUP_ID, "next player")
     assert "only the last play can stay open" in _answers(bot)[-1]
-    assert await bot.store.group_rules(GROUP_ID) == rules
+    assert await bot.store.settings.group_rules(GROUP_ID) == rules
     # A non-admin's press on the menu is refused.
     await bot.press(BOB, GROUP_ID, "« Back")
     assert "Only whoever opened the game" in _answers(bot)[-1]

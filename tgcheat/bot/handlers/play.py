@@ -57,34 +57,33 @@ class PlayHandlers:
     # --- buttons -------------------------------------------------------------------------------
 
     async def answer_claim(self, tap: Tap, press: ClaimPress) -> None:
+        chat_id, game_id, user_id = press.chat_id, press.game_id, tap.user_id
         if press.op is Op.CHALLENGE:
-            command: GameCommand = CallCheat(tap.user_id, press.claim, self.shell.clock())
-            answer = None
-        else:
-            command, answer = Believe(tap.user_id, press.claim), N_("You believe it.")
+            cheat = CallCheat(user_id, press.claim, self.shell.clock())
+            await self.act(chat_id, game_id, cheat, update_id=tap.update_id, tap=tap)
+            return
         await self.act(
-            press.chat_id,
-            press.game_id,
-            command,
+            chat_id,
+            game_id,
+            Believe(user_id, press.claim),
             update_id=tap.update_id,
             tap=tap,
-            answer=answer,
+            answer=N_("You believe it."),
         )
 
     async def turn(self, tap: Tap, press: TurnPress) -> None:
+        chat_id, game_id, user_id = press.chat_id, press.game_id, tap.user_id
         if press.op is Op.PASS:
-            command: GameCommand = PassTurn(tap.user_id, press.plays)
-            answer = None
-        else:
-            command = VoteOnPass(tap.user_id, press.plays, press.yes)
-            answer = N_("Your vote is in.")
+            passing = PassTurn(user_id, press.plays)
+            await self.act(chat_id, game_id, passing, update_id=tap.update_id, tap=tap)
+            return
         await self.act(
-            press.chat_id,
-            press.game_id,
-            command,
+            chat_id,
+            game_id,
+            VoteOnPass(user_id, press.plays, press.yes),
             update_id=tap.update_id,
             tap=tap,
-            answer=answer,
+            answer=N_("Your vote is in."),
         )
 
     async def play(self, tap: Tap, press: HandPress) -> None:
