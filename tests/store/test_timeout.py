@@ -10,14 +10,15 @@ import pytest
 import redis.asyncio
 
 from tgcheat.redis_connection import CLIENT_OPTIONS
-from tgcheat.store import games
+from tgcheat.store import timeout
 from tgcheat.store.games import GameStore
+from tgcheat.table.session import MessageIds
 
 
 async def test_a_redis_that_hangs_fails_the_operation_in_time(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(games, "OPERATION_TIMEOUT_S", 0.3)
+    monkeypatch.setattr(timeout, "OPERATION_TIMEOUT_S", 0.3)
     held: list[asyncio.StreamWriter] = []
 
     async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -32,7 +33,9 @@ async def test_a_redis_that_hangs_fails_the_operation_in_time(
         with pytest.raises(TimeoutError):
             await store.load(-100123)
         with pytest.raises(TimeoutError):
-            await store.set_messages(-100123, {"table": 5})
+            await store.messages.add(-100123, MessageIds(table=5))
+        with pytest.raises(TimeoutError):
+            await store.settings.group_language(-100123)
         assert time.monotonic() - started < 3
     finally:
         await client.aclose()

@@ -1,0 +1,56 @@
+"""Each group's message budget (tgcheat.store.budget): spent by the compare-and-set, table
+edits deferred while it is overdrawn, and a token taken for each when it is due."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+from redis.asyncio import Redis
+
+from tests.store.helpers import CHAT, game_session
+from tgcheat.store.games import GROUP_BURST, GameStore
+
+
+async def test_a_busy_groups_table_waits_seconds_not_minutes(redis: Redis) -> None:
+    """The budget (20 a minute, bursts of 4) defers table edits of a fast group, but its debt
+    has a floor: however fast the group played, the table is shown again within seconds."""
+    store = GameStore(redis, group_messages_per_minute=20)
+    assert store.budget.per_minute == 20
+    session = game_session()
+    outcomes = []
+    for i in range(40):
+        replaced = dataclasses.replace(session, title=f"t{i}")
+        committed = await store.transact(
+            CHAT, lambda s, new=replaced: (new, 2), group_messages=lambda cost: cost
+        )
+        outcomes.append(committed.table_deferred)
+    assert outcomes[:2] == [False, False] and all(outcomes[4:])
+    due = await redis.zscore("tgc:deferred-tables", CHAT)
+    assert due is not None
+    assert due - time.time() * 1000 < 20_000
+    assert await store.budget.deferred_tables(int(due) - 1) == []
+    assert await store.budget.deferred_tables(int(due)) == [CHAT]
+    # When it is due, one token is there for the one edit that shows the latest state.
+    assert await store.budget.take(CHAT, int(due) + 1)
+    assert await redis.zscore("tgc:deferred-tables", CHAT) is None
+
+
+async def test_a_table_taken_too_early_is_deferred_again(redis: Redis) -> None:
+    store = GameStore(redis, group_messages_per_minute=60)  # a token a second
+    session = game_session()
+    now_ms = int(time.time() * 1000)
+    committed = await store.transact(
+        CHAT, lambda s: (session, GROUP_BURST + 1), group_messages=lambda cost: cost
+    )
+    assert committed.table_deferred
+    assert not await store.budget.take(CHAT, now_ms)
+    due = await redis.zscore("tgc:deferred-tables", CHAT)
+    assert due is not None and due > now_ms
+    assert await store.budget.deferred_tables(now_ms) == []
+
+
+async def test_a_change_without_group_messages_spends_nothing(redis: Redis) -> None:
+    store = GameStore(redis)
+    await store.transact(CHAT, lambda s: (game_session(), None))
+    assert await redis.exists(f"tgc:rate:{CHAT}") == 0

@@ -1,0 +1,40 @@
+"""A session's document (tgcheat.store.codec): it survives encoding, and it is small."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+
+from tests.engine.helpers import random_action
+from tests.store.helpers import CHAT, game_session
+from tgcheat.engine.game import apply
+from tgcheat.engine.lobby import Lobby
+from tgcheat.engine.rules import Rules
+from tgcheat.engine.state import Phase
+from tgcheat.store.codec import decode, encode
+from tgcheat.table.session import Session
+
+
+def test_a_session_survives_encoding_at_every_step_of_a_game() -> None:
+    rng = random.Random(5)
+    session = game_session()
+    assert session.game is not None
+    state = session.game
+    while state.phase is not Phase.FINISHED:
+        state, _ = apply(state, random_action(state, rng))
+        again = decode(encode(dataclasses.replace(session, game=state)))
+        assert again.game == state
+    lobby = Session(CHAT, "zz9", 5, lobby=Lobby(5, Rules(max_cards=0), ((5, "Ann <&>"),)))
+    assert decode(encode(lobby)) == lobby
+
+
+def test_a_six_player_game_is_small() -> None:
+    assert len(encode(game_session(6))) <= 4096
+
+
+@pytest.mark.parametrize("players", [3, 6])
+def test_rules_keep_only_what_differs_from_the_defaults(players: int) -> None:
+    session = game_session(players)
+    assert b'"r":{}' in encode(session)

@@ -1,0 +1,113 @@
+"""The Lua scripts' builders (tgcheat.store.scripts) give each script its keys and arguments in
+the order it reads them."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from redis.asyncio import Redis
+
+from tgcheat.store.scripts import (
+    CAS_SCRIPT,
+    READ_SCRIPT,
+    TAKE_SCRIPT,
+    CasAnswer,
+    ScriptCall,
+    cas_call,
+    read_call,
+    take_call,
+)
+
+
+def _cas(**changes: object) -> ScriptCall:
+    named: dict[str, object] = {
+        "session_key": "s:session",
+        "update_key": "s:update",
+        "deadlines_key": "s:deadlines",
+        "budget_key": "s:budget",
+        "deferred_key": "s:deferred",
+        "expected_version": 0,
+        "document": b"the document",
+        "session_ttl_s": 5000,
+        "update_ttl_s": 3000,
+        "remember_update": True,
+        "chat_id": -77,
+        "deadline_ms": 123_456,
+        "group_messages": 3,
+        "per_minute": 20,
+        "now_ms": 1_000_000,
+    }
+    return cas_call(**{**named, **changes})  # type: ignore[arg-type]
+
+
+def _take() -> ScriptCall:
+    return take_call(
+        budget_key="s:budget", deferred_key="s:deferred", chat_id=-77, per_minute=60, now_ms=9
+    )
+
+
+def _read() -> ScriptCall:
+    return read_call(session_key="s:session", update_key="s:update")
+
+
+def _numbers_read(script: str, table: str) -> set[int]:
+    return {int(n) for n in re.findall(rf"\b{table}\[(\d+)\]", script)}
+
+
+@pytest.mark.parametrize(
+    ("script", "call"),
+    [(CAS_SCRIPT, _cas()), (TAKE_SCRIPT, _take()), (READ_SCRIPT, _read())],
+    ids=["cas", "take", "read"],
+)
+def test_a_builder_gives_every_key_and_argument_its_script_reads(
+    script: str, call: ScriptCall
+) -> None:
+    assert _numbers_read(script, "KEYS") == set(range(1, len(call.keys) + 1))
+    assert _numbers_read(script, "ARGV") == set(range(1, len(call.args) + 1))
+
+
+async def test_the_compare_and_set_reads_each_argument_by_its_name(redis: Redis) -> None:
+    # Every key and argument has a value of its own and an effect of its own: one in the wrong
+    # place shows.
+    cas = redis.register_script(CAS_SCRIPT)
+    call = _cas()
+    assert await cas(keys=call.keys, args=call.args) == CasAnswer.WRITTEN
+    assert await redis.hgetall("s:session") == {b"v": b"1", b"d": b"the document"}
+    assert 4990 < await redis.ttl("s:session") <= 5000
+    assert 2990 < await redis.ttl("s:update") <= 3000
+    assert await redis.zrange("s:deadlines", 0, -1, withscores=True) == [(b"-77", 123_456)]
+    # The burst (4) less the 3 messages, counted at now.
+    assert await redis.hgetall("s:budget") == {b"tokens": b"1", b"at": b"1000000"}
+    # The same update again is refused; without an update to remember, it is written.
+    again = _cas(expected_version=1, document=b"again")
+    assert await cas(keys=again.keys, args=again.args) == CasAnswer.DUPLICATE
+    unmarked = _cas(expected_version=1, remember_update=False, deadline_ms=0, group_messages=0)
+    assert await cas(keys=unmarked.keys, args=unmarked.args) == CasAnswer.WRITTEN
+    assert await redis.zcard("s:deadlines") == 0
+    stale = _cas(expected_version=1, remember_update=False)
+    assert await cas(keys=stale.keys, args=stale.args) == CasAnswer.CONFLICT
+    # Two more messages overdraw the budget: the table waits in the deferred set, for when a
+    # token is back (a token every 3 s at 20 a minute).
+    spent = _cas(expected_version=2, remember_update=False, group_messages=2)
+    assert await cas(keys=spent.keys, args=spent.args) == CasAnswer.WRITTEN_TABLE_DEFERRED
+    assert await redis.zrange("s:deferred", 0, -1, withscores=True) == [(b"-77", 1_003_000)]
+
+
+async def test_the_take_reads_each_argument_by_its_name(redis: Redis) -> None:
+    await redis.hset("s:budget", mapping={"tokens": "-1", "at": "0"})
+    take = redis.register_script(TAKE_SCRIPT)
+    call = _take()
+    # At 60 a minute (a token a second), 9 ms after a count of -1: one more token is owed,
+    # so the table waits until 1.991 tokens are back (9 + 1991 ms).
+    assert await take(keys=call.keys, args=call.args) == 0
+    assert await redis.zrange("s:deferred", 0, -1, withscores=True) == [(b"-77", 2000)]
+    assert await redis.hget("s:budget", "at") == b"9"
+
+
+async def test_the_read_reads_the_session_and_the_update(redis: Redis) -> None:
+    await redis.hset("s:session", "v", "3")
+    await redis.set("s:update", "1")
+    read = redis.register_script(READ_SCRIPT)
+    call = _read()
+    assert await read(keys=call.keys, args=call.args) == [[b"v", b"3"], 1]

@@ -1,0 +1,64 @@
+"""What this process last saw of each chat: a hint that may save a read, never the truth.
+
+Two hints per chat. The latest version, session and message ids: a change may start from them
+instead of reading, because the compare-and-set proves them current (tgcheat.store.sessions).
+And the last stored document with its decoded session, so that reading the same document again
+skips decoding it (sessions are immutable). The sessions and the message ids keep the hint
+consistent with what they write; both share one ChatHints.
+"""
+
+from __future__ import annotations
+
+from tgcheat.table.session import MessageIds, Session
+
+#: How many chats' hints one process keeps (a busy process's working set); past that, all are
+#: dropped at once (cheaper than tracking which is oldest).
+CACHE_CHATS = 10_000
+
+#: A chat's version, session and message ids.
+Latest = tuple[int, Session | None, MessageIds]
+
+
+class ChatHints:
+    def __init__(self) -> None:
+        self._latest: dict[int, Latest] = {}
+        self._decoded: dict[int, tuple[bytes, Session]] = {}
+
+    def remember(
+        self, chat_id: int, version: int, session: Session | None, messages: MessageIds
+    ) -> None:
+        if len(self._latest) >= CACHE_CHATS:
+            self._latest.clear()
+        self._latest[chat_id] = (version, session, messages)
+
+    def take(self, chat_id: int) -> Latest | None:
+        """The chat's latest hint, removed: a change that starts from it replaces it."""
+        return self._latest.pop(chat_id, None)
+
+    def add_messages(self, chat_id: int, ids: MessageIds) -> None:
+        """Messages were sent for the chat's session: its hint shows them too."""
+        latest = self._latest.get(chat_id)
+        if latest is not None:
+            version, session, messages = latest
+            self._latest[chat_id] = (version, session, messages.merged(ids))
+
+    def drop_latest(self, chat_id: int) -> None:
+        """The chat's message ids changed in a way the hint does not follow: read them again."""
+        self._latest.pop(chat_id, None)
+
+    def forget(self, chat_id: int) -> None:
+        """The chat's session is gone."""
+        self._latest.pop(chat_id, None)
+        self._decoded.pop(chat_id, None)
+
+    def decoded(self, chat_id: int, document: bytes) -> Session | None:
+        """The session of ``document``, when it is the last one decoded for the chat."""
+        known = self._decoded.get(chat_id)
+        if known is not None and known[0] == document:
+            return known[1]
+        return None
+
+    def keep_decoded(self, chat_id: int, document: bytes, session: Session) -> None:
+        if len(self._decoded) >= CACHE_CHATS:
+            self._decoded.clear()
+        self._decoded[chat_id] = (document, session)

@@ -1,0 +1,49 @@
+"""Where the store's data lives in Redis: the key names under a prefix, and the fields of a
+session's hash.
+
+Every key the store reads or writes is named here, so that a module of one concern and a script
+of another agree on them (a compare-and-set also sets the clock's deadline and spends the
+group's budget).
+"""
+
+from __future__ import annotations
+
+KEY_PREFIX = "tgc"
+
+# A session hash holds the version, the document and the ids of the messages that show the
+# game, one field each: one read gets them all, and they expire together.
+VERSION_FIELD = "v"
+DOCUMENT_FIELD = "d"
+#: The prefix of every message id's field ("m:table", "m:hand:<user id>", "m:told:<user id>").
+MESSAGE_FIELD = "m:"
+
+
+class Keys:
+    """The names of the keys of one store (one prefix)."""
+
+    def __init__(self, prefix: str = KEY_PREFIX) -> None:
+        self.prefix = prefix
+        #: A sorted set: each chat with a deadline, scored by it (ms).
+        self.deadlines = f"{prefix}:deadlines"
+        #: A sorted set: each group whose table edit waits for its budget, scored by when.
+        self.deferred_tables = f"{prefix}:deferred-tables"
+
+    def session(self, chat_id: int) -> str:
+        """A group's session hash (see the fields above)."""
+        return f"{self.prefix}:chat:{chat_id}"
+
+    def update(self, update_id: int) -> str:
+        """The marker of a handled update."""
+        return f"{self.prefix}:upd:{update_id}"
+
+    def budget(self, chat_id: int) -> str:
+        """A group's message budget (a token bucket)."""
+        return f"{self.prefix}:rate:{chat_id}"
+
+    def group(self, chat_id: int) -> str:
+        """A group's settings hash."""
+        return f"{self.prefix}:group:{chat_id}"
+
+    def user(self, user_id: int) -> str:
+        """A user's settings hash."""
+        return f"{self.prefix}:user:{user_id}"

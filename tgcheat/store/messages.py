@@ -1,0 +1,85 @@
+"""The ids of the messages that show a group's session: the table in the group, each player's
+hand in their private chat, and the players the group was told cannot be reached.
+
+They are fields of the session's hash (tgcheat.store.keys), so one read gets them with the
+session and they expire with it. What is written here is also written into this process's hint
+of the chat (tgcheat.store.hints), which a change may start from instead of reading.
+"""
+
+from __future__ import annotations
+
+from redis.asyncio import Redis
+
+from tgcheat.store.direct import DirectCommands
+from tgcheat.store.hints import ChatHints
+from tgcheat.store.keys import MESSAGE_FIELD, Keys
+from tgcheat.store.scripts import (
+    CLEAR_MESSAGES_SCRIPT,
+    SET_MESSAGES_SCRIPT,
+    clear_messages_call,
+    set_messages_call,
+)
+from tgcheat.store.timeout import bounded
+from tgcheat.table.session import MessageIds
+
+# The names after MESSAGE_FIELD: "table", "hand:<user id>" (the message id) and
+# "told:<user id>" (1: the group was told).
+_TABLE = "table"
+_HAND = "hand:"
+_TOLD = "told:"
+TABLE_FIELD = MESSAGE_FIELD + _TABLE
+
+
+class Messages:
+    def __init__(self, redis: Redis, direct: DirectCommands, keys: Keys, hints: ChatHints) -> None:
+        self._direct = direct
+        self._keys = keys
+        self._hints = hints
+        self._set = redis.register_script(SET_MESSAGES_SCRIPT)
+        self._clear = redis.register_script(CLEAR_MESSAGES_SCRIPT)
+
+    async def add(self, chat_id: int, ids: MessageIds) -> None:
+        """Keep the ids of messages just sent (merged into those kept). Kept only while the
+        session is: ids of messages sent as it went away are dropped."""
+        if ids.empty:
+            return
+        self._hints.add_messages(chat_id, ids)
+        call = set_messages_call(
+            session_key=self._keys.session(chat_id), fields=message_fields(ids)
+        )
+        await bounded(self._direct.run_script(self._set, call.keys, call.args))
+
+    async def clear(self, chat_id: int, *, keep_table: bool = False) -> None:
+        """Forget the message ids of a finished game (all but the table's, with
+        ``keep_table``)."""
+        self._hints.drop_latest(chat_id)
+        call = clear_messages_call(
+            session_key=self._keys.session(chat_id), keep=(TABLE_FIELD,) if keep_table else ()
+        )
+        await bounded(self._clear(keys=call.keys, args=call.args))
+
+
+def message_ids(fields: dict[bytes, bytes]) -> MessageIds:
+    """The message ids among a session hash's fields (the version and document removed)."""
+    table = None
+    hands: dict[int, int] = {}
+    told: set[int] = set()
+    prefix = len(MESSAGE_FIELD)
+    for raw_name, value in fields.items():
+        name = raw_name[prefix:].decode()
+        if name == _TABLE:
+            table = int(value)
+        elif name.startswith(_HAND):
+            hands[int(name[len(_HAND) :])] = int(value)
+        elif name.startswith(_TOLD):
+            told.add(int(name[len(_TOLD) :]))
+    return MessageIds(table, hands, frozenset(told))
+
+
+def message_fields(ids: MessageIds) -> list[tuple[str, int]]:
+    """The session hash's fields and values that keep ``ids``."""
+    fields = [(f"{MESSAGE_FIELD}{_HAND}{user_id}", mid) for user_id, mid in ids.hands.items()]
+    fields += [(f"{MESSAGE_FIELD}{_TOLD}{user_id}", 1) for user_id in ids.told]
+    if ids.table is not None:
+        fields.append((TABLE_FIELD, ids.table))
+    return fields

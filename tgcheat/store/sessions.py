@@ -1,0 +1,234 @@
+"""Groups' sessions: one hash per group chat, every change one atomic compare-and-set.
+
+A change is computed by a pure function from the stored session; the write succeeds only if
+the version is still the one read, else the change is recomputed from the new state (bounded
+retries). The same script remembers the update's id, so a re-delivered update that already
+changed a game is ignored, whichever process sees it; it also sets the session's deadline for
+the clock and spends the group's message budget (tgcheat.store.scripts.CAS_SCRIPT).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from redis.asyncio import Redis
+
+from tgcheat.store.budget import GroupBudget
+from tgcheat.store.codec import decode, encode
+from tgcheat.store.direct import DirectCommands
+from tgcheat.store.hints import ChatHints
+from tgcheat.store.keys import DOCUMENT_FIELD, VERSION_FIELD, Keys
+from tgcheat.store.messages import message_ids
+from tgcheat.store.scripts import CAS_SCRIPT, READ_SCRIPT, CasAnswer, cas_call, read_call
+from tgcheat.store.timeout import bounded
+from tgcheat.table.session import MessageIds, Session
+
+R = TypeVar("R")
+
+#: An abandoned lobby or game disappears this long after its last change.
+SESSION_TTL_S = 2 * 24 * 3600
+#: How long a handled update id is remembered (Telegram re-delivers for up to a day).
+UPDATE_TTL_S = 24 * 3600
+MAX_ATTEMPTS = 30
+BACKOFF_S = 0.002
+
+_VERSION = VERSION_FIELD.encode()
+_DOCUMENT = DOCUMENT_FIELD.encode()
+_WRITTEN = (CasAnswer.WRITTEN, CasAnswer.WRITTEN_TABLE_DEFERRED)
+
+
+class ConflictError(Exception):
+    """The session kept changing under us for MAX_ATTEMPTS tries."""
+
+
+class Outcome(enum.Enum):
+    """What a transaction did."""
+
+    #: A new session was written.
+    CHANGED = "changed"
+    #: The change function left the session as it was: nothing was written.
+    UNCHANGED = "unchanged"
+    #: The update was already applied by an earlier delivery: nothing was done.
+    DUPLICATE = "duplicate"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Committed(Generic[R]):
+    """The outcome of a transaction."""
+
+    outcome: Outcome
+    #: The session after the change (the stored one when nothing changed).
+    session: Session | None
+    #: What the change function returned besides the session (None for a duplicate).
+    result: R | None
+    #: The version now stored (0: none).
+    version: int
+    #: The messages that show the session (the table, each player's hand).
+    messages: MessageIds
+    #: The group's message budget is spent: the table edit is left to the clock.
+    table_deferred: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return self.outcome is Outcome.CHANGED
+
+    @property
+    def duplicate(self) -> bool:
+        return self.outcome is Outcome.DUPLICATE
+
+
+#: A change: from the stored session (or None) to the new one and a result. Returning the
+#: very same session object means "no change": nothing is written.
+Change = Callable[[Session | None], tuple[Session | None, R]]
+
+
+class Sessions:
+    def __init__(
+        self,
+        redis: Redis,
+        direct: DirectCommands,
+        keys: Keys,
+        hints: ChatHints,
+        budget: GroupBudget,
+    ) -> None:
+        #: A press's own reads and writes (see tgcheat.store.direct).
+        self._direct = direct
+        self._keys = keys
+        self._hints = hints
+        #: Whose rate the compare-and-set spends from.
+        self._budget = budget
+        self._cas = redis.register_script(CAS_SCRIPT)
+        self._read_with_update = redis.register_script(READ_SCRIPT)
+
+    async def load(self, chat_id: int) -> tuple[Session | None, MessageIds]:
+        """A group's session (None: none) and the messages that show it."""
+        session, version, messages, _seen = await self._read(chat_id, None)
+        self._hints.remember(chat_id, version, session, messages)
+        return session, messages
+
+    async def _read(
+        self, chat_id: int, update_id: int | None
+    ) -> tuple[Session | None, int, MessageIds, bool]:
+        """One round trip: the session, its message ids and whether the update was seen."""
+        key = self._keys.session(chat_id)
+        if update_id is None:
+            answer = await bounded(self._direct.execute("HGETALL", key))
+            seen = False
+        else:
+            call = read_call(session_key=key, update_key=self._keys.update(update_id))
+            answer, seen_flag = await bounded(
+                self._direct.run_script(self._read_with_update, call.keys, call.args)
+            )
+            seen = bool(seen_flag)
+        # A script answers a hash as a flat list; HGETALL as a map under RESP3.
+        fields: dict[bytes, bytes] = (
+            answer
+            if isinstance(answer, dict)
+            else dict(zip(answer[::2], answer[1::2], strict=True))
+        )
+        document = fields.pop(_DOCUMENT, None)
+        version = int(fields.pop(_VERSION, 0))
+        session = self._decode(chat_id, document) if document is not None else None
+        return session, version, message_ids(fields), seen
+
+    def _decode(self, chat_id: int, document: bytes) -> Session:
+        session = self._hints.decoded(chat_id, document)
+        if session is None:
+            session = decode(document)
+            self._hints.keep_decoded(chat_id, document, session)
+        return session
+
+    async def transact(
+        self,
+        chat_id: int,
+        change: Change[R],
+        *,
+        update_id: int | None = None,
+        group_messages: Callable[[R], int] | None = None,
+    ) -> Committed[R]:
+        """Apply ``change`` atomically. Exceptions from ``change`` propagate; nothing is
+        written then. ``group_messages`` says how many group messages the change's result will
+        send; they are counted against the group's budget in the same round trip."""
+        # The first try may start from what this process last wrote or read for the chat,
+        # saving the read: the compare-and-set proves it is still current. A refusal or a
+        # no-op computed from it is confirmed against a fresh read before it is believed.
+        hint = self._hints.take(chat_id)
+        for attempt in range(MAX_ATTEMPTS):
+            if hint is not None:
+                version, session, messages = hint
+            else:
+                session, version, messages, seen = await self._read(chat_id, update_id)
+                if seen:
+                    return _duplicate(session, version, messages)
+            try:
+                new_session, result = change(session)
+            except Exception:
+                if hint is None:
+                    raise
+                hint = None
+                continue
+            if new_session is session:
+                if hint is not None:
+                    hint = None
+                    continue
+                self._hints.remember(chat_id, version, session, messages)
+                return Committed(
+                    outcome=Outcome.UNCHANGED,
+                    session=session,
+                    result=result,
+                    version=version,
+                    messages=messages,
+                )
+            hint = None
+            assert new_session is not None, "sessions are replaced, never deleted"
+            document = encode(new_session)
+            call = cas_call(
+                session_key=self._keys.session(chat_id),
+                update_key=self._keys.update(update_id or 0),
+                deadlines_key=self._keys.deadlines,
+                budget_key=self._keys.budget(chat_id),
+                deferred_key=self._keys.deferred_tables,
+                expected_version=version,
+                document=document,
+                session_ttl_s=SESSION_TTL_S,
+                update_ttl_s=UPDATE_TTL_S,
+                remember_update=update_id is not None,
+                chat_id=chat_id,
+                deadline_ms=new_session.deadline_ms,
+                group_messages=group_messages(result) if group_messages is not None else 0,
+                per_minute=self._budget.per_minute,
+                now_ms=int(time.time() * 1000),
+            )
+            answer = await bounded(self._direct.run_script(self._cas, call.keys, call.args))
+            if answer in _WRITTEN:
+                self._hints.remember(chat_id, version + 1, new_session, messages)
+                self._hints.keep_decoded(chat_id, document, new_session)
+                return Committed(
+                    outcome=Outcome.CHANGED,
+                    session=new_session,
+                    result=result,
+                    version=version + 1,
+                    messages=messages,
+                    table_deferred=answer == CasAnswer.WRITTEN_TABLE_DEFERRED,
+                )
+            if answer == CasAnswer.DUPLICATE:
+                return _duplicate(session, version, messages)
+            # Lost a race: back off a random little while so that racing writers spread out.
+            await asyncio.sleep(random.uniform(0, BACKOFF_S * 2 ** min(attempt, 5)))
+        raise ConflictError(f"chat {chat_id}: too many concurrent changes")
+
+
+def _duplicate(session: Session | None, version: int, messages: MessageIds) -> Committed[R]:
+    return Committed(
+        outcome=Outcome.DUPLICATE,
+        session=session,
+        result=None,
+        version=version,
+        messages=messages,
+    )
