@@ -15,6 +15,7 @@ from telegram.ext import Application
 from tests.support.fake_telegram import FakeTelegram
 from tests.support.updates import UpdateFactory, User, group
 from tgcheat.bot.app import CheatApplication, build_application
+from tgcheat.bot.handlers import Shell
 from tgcheat.bot.taps import tap_from_json
 from tgcheat.config import Config
 from tgcheat.store.games import GameStore
@@ -30,6 +31,12 @@ class BotHarness:
     updates: UpdateFactory
     group: dict[str, Any]
     store: GameStore
+
+    @property
+    def shell(self) -> Shell:
+        """What the handlers share: its ``rng`` and ``clock`` may be set by a test."""
+        assert isinstance(self.app, CheatApplication) and self.app.routes is not None
+        return self.app.routes.shell
 
     async def feed(self, update: dict[str, Any]) -> None:
         """As the webhook does: a button press straight from the JSON, the rest through

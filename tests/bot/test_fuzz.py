@@ -173,11 +173,7 @@ async def table(redis: Redis, setup: str, rules_name: str) -> AsyncIterator[Tabl
     bot.app.add_error_handler(record)
     # The deal must be the same when Hypothesis replays an example (the bot shuffles with
     # SystemRandom): the same seat order, hands and game id.
-    seeded = random.Random(0)
-    for handler in bot.app.handlers[0]:
-        owner = getattr(handler.callback, "__self__", None)
-        if owner is not None and hasattr(owner, "rng"):
-            owner.rng = seeded
+    bot.shell.rng = random.Random(0)
     bot.fake.set_admins(GROUP_ID, {ADMIN.id})
     bot.fake.started_users.add(STARTED.id)
     rules = RULE_CHOICES[rules_name]

@@ -7,7 +7,7 @@ import asyncio
 from tests.bot.conftest import GROUP_ID, BotHarness, make_harness
 from tests.bot.play import game_state, has_op, join_by_button, play
 from tests.support.updates import User, private
-from tgcheat.bot.callbacks import Op, Press
+from tgcheat.bot.callbacks import ClaimPress, HandPress, Op
 from tgcheat.engine.cards import Rank
 from tgcheat.engine.state import GameState
 
@@ -94,7 +94,7 @@ async def test_presses_that_are_not_allowed_get_a_pop_up(bot: BotHarness) -> Non
     version = await _session_version(bot)
 
     # Not your turn: a Play press made up by another player.
-    forged = Press(Op.PLAY, GROUP_ID, session.game_id, 0, "A", Rank.ACE).encode()
+    forged = HandPress(Op.PLAY, GROUP_ID, session.game_id, 0, "A", Rank.ACE).encode()
     await _press_data(bot, other, other.id, forged)
     assert _last_answer(bot) in ("It is not your turn.", "You do not hold those cards any more.")
     # Not in this game.
@@ -105,7 +105,7 @@ async def test_presses_that_are_not_allowed_get_a_pop_up(bot: BotHarness) -> Non
         await _press_data(bot, other, GROUP_ID, data)
         assert _last_answer(bot) == "This button is not valid."
     # A button of an older game.
-    old = Press(Op.CHALLENGE, GROUP_ID, "old000", 1).encode()
+    old = ClaimPress(Op.CHALLENGE, GROUP_ID, "old000", 1).encode()
     await _press_data(bot, other, GROUP_ID, old)
     assert _last_answer(bot) == "This button is out of date."
     assert await _session_version(bot) == version

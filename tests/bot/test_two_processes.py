@@ -28,7 +28,7 @@ from tests.bot.conftest import GROUP_ID, TOKEN, UNLIMITED, BotHarness, make_harn
 from tests.support.fake_telegram import FakeTelegram, JsonDict
 from tests.support.updates import UpdateFactory, User, group
 from tgcheat.bot.app import CheatApplication, build_application
-from tgcheat.bot.callbacks import BadCallback, Op, Press, parse
+from tgcheat.bot.callbacks import BadCallback, ClaimPress, HandPress, Op, Press, parse
 from tgcheat.config import Config
 from tgcheat.engine.actions import Accept, Challenge, Play
 from tgcheat.engine.ai import choose_action
@@ -260,7 +260,7 @@ async def test_a_play_and_its_timeout_at_the_same_instant_apply_once(
     clock = [int(time.time() * 1000)]
     async with two_harnesses(redis, redis_url) as (one, two):
         for harness in (one, two):
-            harness.app.routes.shell.clock = lambda: clock[0]  # type: ignore[attr-defined]
+            harness.shell.clock = lambda: clock[0]
         fake, updates = one.fake, one.updates
         await open_table(one.feed, fake, updates)
         winners = []
@@ -429,13 +429,12 @@ async def test_a_change_whose_showing_failed_is_shown_when_telegram_delivers_it_
         assert after.plays == state.plays + 1
         record = fake.message(GROUP_ID, table_message(fake))
         cheat = [parse(b["callback_data"]) for b in record.buttons if "callback_data" in b]
-        assert [p.number for p in cheat if p.op is Op.CHALLENGE] == [after.plays]
+        assert [p.claim for p in cheat if isinstance(p, ClaimPress)] == [after.plays]
         player = user_at(after, after.turn)
         hand = fake.last_message(player.id)
+        drawn_at = [parse(b["callback_data"]) for b in hand.buttons if "callback_data" in b]
         assert any(
-            parse(b["callback_data"]).number == after.plays
-            for b in hand.buttons
-            if "callback_data" in b
+            isinstance(p, HandPress) and p.plays == after.plays for p in drawn_at
         ), "the next player's hand has no keyboard"
 
 

@@ -14,7 +14,7 @@ from tests.bot.play import (
 )
 from tests.engine.helpers import cards, state_with
 from tests.support.updates import User
-from tgcheat.bot.callbacks import Op, Press
+from tgcheat.bot.callbacks import ClaimPress, Op
 from tgcheat.engine.cards import Rank
 from tgcheat.engine.rules import PRESETS, Passing, Rules
 from tgcheat.engine.state import Phase
@@ -94,7 +94,7 @@ async def test_verju_opener_names_the_rank_and_the_next_player_answers_privately
     other = next(u for u in users.values() if u not in (opener, nxt))
     private = bot.fake.last_message(nxt.id)
     assert "Believe it and play, or call Cheat!" in (private.plain_text or "")
-    forged = Press(Op.CHALLENGE, GROUP_ID, (await bot.store.load(GROUP_ID))[0].game_id, 1)  # type: ignore[union-attr]
+    forged = ClaimPress(Op.CHALLENGE, GROUP_ID, (await bot.store.load(GROUP_ID))[0].game_id, 1)  # type: ignore[union-attr]
     await bot.feed(bot.updates.callback(other, private, forged.encode()))
     assert _answers(bot)[-1] == "Only the next player may answer this play."
     await bot.press(nxt, nxt.id, has_op(Op.CHALLENGE))
