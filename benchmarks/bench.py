@@ -46,7 +46,6 @@ from driver import (
     Sample,
     bare_load,
     bot_message,
-    decide,
     percentile,
     run_slots,
 )
@@ -58,6 +57,7 @@ from tgcheat.bot import views
 from tgcheat.bot.callbacks import Op, Press
 from tgcheat.bot.deadlines import TICK_S, lobby_deadline, now_ms
 from tgcheat.bot.progress import advance
+from tgcheat.engine.autoplay import next_action
 from tgcheat.engine.game import apply, new_game, random_seating
 from tgcheat.engine.lobby import Lobby
 from tgcheat.engine.rules import PRESETS, Rules
@@ -545,7 +545,7 @@ class Bench:
         asked: set[tuple[int, int]] = set()
         steps = 0
         while state.phase is not Phase.FINISHED and steps < 3000:
-            action = decide(state, rng, asked)
+            action = next_action(state, rng, now, asked)
             assert action is not None, "somebody can always act"
             state, events = apply(state, action)
             session = advance(session, state, events, now)
