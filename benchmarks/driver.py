@@ -28,8 +28,8 @@ from urllib.parse import urlsplit
 
 import _paths  # noqa: F401 - the repository root on sys.path, for tests.support
 import httpx
-from offline_api import BOT_ID, BOT_USERNAME
 
+from tests.support.fake_telegram import BOT_ID, DEFAULT_BOT_USERNAME
 from tests.support.updates import UpdateFactory, User, group, private
 from tgcheat.bot import views
 from tgcheat.bot.callbacks import Op, Press
@@ -51,7 +51,12 @@ PLAYER_NAMES = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank")
 FIRST_GROUP_ID = -1002000000000
 FIRST_USER_ID = 100_000_000
 
-BOT_SENDER = {"id": BOT_ID, "is_bot": True, "first_name": "tgcheat", "username": BOT_USERNAME}
+BOT_SENDER = {
+    "id": BOT_ID,
+    "is_bot": True,
+    "first_name": "tgcheat",
+    "username": DEFAULT_BOT_USERNAME,
+}
 TR = translator("en")
 
 
@@ -312,7 +317,7 @@ class Players:
             session, messages = await self._load(chat_id)
             if session.lobby is None or len(session.lobby.players) != len(users):
                 raise Broken("the lobby did not fill")
-            view = views.lobby_view(TR, session, session.lobby, BOT_USERNAME)
+            view = views.lobby_view(TR, session, session.lobby, DEFAULT_BOT_USERNAME)
             message = bot_message(chat, messages.get("table", 1), view)
             data = Press(Op.START, chat_id, session.game_id, 0).encode()
             await self._tap(table, outcome, "start", self.updates.callback(users[0], message, data))
@@ -391,7 +396,7 @@ class Players:
         else:
             raise Broken(f"no button for {type(action).__name__}")
         user = table.users[state.players[action.seat].user_id]
-        view = views.table_view(TR, session, state, BOT_USERNAME)
+        view = views.table_view(TR, session, state, DEFAULT_BOT_USERNAME)
         message = bot_message(table.chat, messages.get("table", 1), view)
         data = Press(op, chat_id, game_id, number).encode()
         await self._tap(table, outcome, kind, self.updates.callback(user, message, data))
