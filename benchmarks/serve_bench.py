@@ -1,6 +1,6 @@
 """One web process for the benchmarks: the real webhook endpoint (``create_web_app``) served by
-uvicorn on 127.0.0.1, with the fast offline Bot API (``offline_api.FastBotAPI``) in place of
-Telegram.
+uvicorn on 127.0.0.1, with the offline Bot API without its checks
+(``tests.support.fake_telegram.FakeTelegram(checks=False)``) in place of Telegram.
 
     python benchmarks/serve_bench.py --port 8081 --redis-url redis://127.0.0.1:6390/0 \
         [--mode tgcheat|bare] [--limits off|production] \
@@ -50,15 +50,16 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
 
+import _paths  # noqa: F401 - the repository root on sys.path, for tests.support
 import hiredis
 import orjson
 import redis.asyncio
 import uvicorn
-from offline_api import FastBotAPI, chat_kind
 from redis.asyncio.connection import Connection
 from telegram import Update
 from telegram.ext import ApplicationBuilder, CallbackQueryHandler, ContextTypes
 
+from tests.support.fake_telegram import FakeTelegram, chat_kind
 from tgcheat.bot.app import build_application
 from tgcheat.config import Config
 from tgcheat.redis_connection import CLIENT_OPTIONS
@@ -270,7 +271,7 @@ async def _respond(send: Send, status: int, body: bytes) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def build_bare(config: Config, request: FastBotAPI) -> Any:
+def build_bare(config: Config, request: FakeTelegram) -> Any:
     """A python-telegram-bot Application that only answers callback queries, built the way
     tgcheat builds its own (no Updater, concurrent updates)."""
 
@@ -297,7 +298,7 @@ async def serve(args: argparse.Namespace) -> None:
     )
     client = redis.asyncio.Redis.from_pool(pool)
     config = Config(telegram_bot_token=TOKEN, webhook_url=WEBHOOK_URL, webhook_secret=SECRET)
-    api = FastBotAPI(record=STATS.record_api)
+    api = FakeTelegram(checks=False, record=STATS.record_api)
     if args.mode == "bare":
         application = build_bare(config, api)
     else:

@@ -16,26 +16,17 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from tgcheat.engine.actions import Action, Challenge, ResolveChallenges
-from tgcheat.engine.ai import challengers_for, choose_action
+from tgcheat.engine.autoplay import next_action
 from tgcheat.engine.events import CardsPlayed, ChallengeResolved, Event, Passed
-from tgcheat.engine.game import (
-    Seating,
-    apply,
-    awaited,
-    new_game,
-    pending_deadline_ms,
-    random_seating,
-)
+from tgcheat.engine.game import Seating, apply, new_game, random_seating
 from tgcheat.engine.invariants import violations
 from tgcheat.engine.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, InvalidRules, Rules
 from tgcheat.engine.state import GameState, Phase
 
 #: Steps after which a game without a move cap counts as never ending (a violation).
 STEP_LIMIT = 50_000
-#: Simulated time between two actions, and between two Cheat! presses of one call.
+#: Simulated time between two actions.
 ACTION_MS = 1500
-PRESS_MS = 400
 
 
 @dataclass
@@ -89,7 +80,9 @@ def play_game(rules: Rules, seating: Seating, rng: random.Random, tally: Tally) 
         if state.phase is Phase.FINISHED:
             break
         now += ACTION_MS
-        action = _next_action(state, rng, now, asked)
+        action = next_action(state, rng, now, asked)
+        if action is None:
+            raise AssertionError(f"nobody can act: {state}")
         state, events = apply(state, action)
         tally.count(events)
         problems = violations(state, deck_size)
@@ -101,37 +94,6 @@ def play_game(rules: Rules, seating: Seating, rng: random.Random, tally: Tally) 
         tally.violations += 1
         tally.examples.append("a game did not end")
     return state
-
-
-def _next_action(
-    state: GameState, rng: random.Random, now: int, asked: set[tuple[int, int]]
-) -> Action:
-    """Who acts next. Every player who may call Cheat! on a new play is asked once, in a random
-    order (who presses first is a race); then the awaited players, then the clock."""
-    deadline = pending_deadline_ms(state)
-    # A final play is answered by the awaited players below, each once; otherwise the
-    # player to play answers with their turn (which may be a call).
-    if state.open_claims and (state.phase is Phase.PLAYING or deadline is not None):
-        claim = state.open_claims[-1]
-        seats = [s for s in challengers_for(state, claim) if (s, claim.number) not in asked]
-        if deadline is None:
-            seats = [s for s in seats if s != state.turn]
-        rng.shuffle(seats)
-        for i, seat in enumerate(seats):
-            asked.add((seat, claim.number))
-            press_ms = now + i * PRESS_MS
-            if deadline is not None:
-                press_ms = min(press_ms, deadline)
-            action = choose_action(state, seat, rng, press_ms)
-            if isinstance(action, Challenge):
-                return action
-    if deadline is not None:
-        return ResolveChallenges(max(deadline, now))
-    for seat in sorted(awaited(state)):
-        action = choose_action(state, seat, rng, now)
-        if action is not None:
-            return action
-    raise AssertionError(f"nobody can act: {state}")
 
 
 def simulate(rules: Rules, players: int, games: int, seed: int) -> tuple[dict[str, Any], list[str]]:

@@ -16,7 +16,8 @@ What runs (all in this process, loopback only):
 - one offline Bot API, ``tests.support.fake_telegram.FakeTelegram``, shared by both processes
   as Telegram is: message ids one process stores are edited by the other.
 
-The driver plays Telegram and the people. Each seat's move is ``tgcheat.engine.ai.choose_action``,
+The driver plays Telegram and the people. Who moves next, and how, is
+``tgcheat.engine.autoplay.next_action`` (each seat's move ``tgcheat.engine.ai.choose_action``),
 turned into the taps a person makes (card picks and Play in the private chat, Cheat! / I believe
 you on the table or in private), sent as real update JSON to a webhook. Players join by the deep
 link's ``/start j<chat>``. Faults:
@@ -100,7 +101,8 @@ from tgcheat.engine.actions import (  # noqa: E402
     PassVote,
     Play,
 )
-from tgcheat.engine.ai import challengers_for, choose_action  # noqa: E402
+from tgcheat.engine.ai import challengers_for  # noqa: E402
+from tgcheat.engine.autoplay import Asked, next_action  # noqa: E402
 from tgcheat.engine.cards import pick_by_rank  # noqa: E402
 from tgcheat.engine.events import ChallengeResolved, Event, GameEnded  # noqa: E402
 from tgcheat.engine.game import ActionRefused, apply  # noqa: E402
@@ -370,6 +372,7 @@ class GameDriver:
         self.finished = False
         self.deck_size = 0
         self.stale_in_a_row = 0
+        self.asked: Asked = set()
 
     def fail(self, text: str) -> None:
         self.stats.violation(f"game {self.number} ({self.preset}): {text}")
@@ -440,12 +443,9 @@ class GameDriver:
                 self.stale_in_a_row = 0
 
     async def move(self, session: Session, state: GameState, version: int) -> bool:
-        seats = list(state.active_seats())
-        self.rng.shuffle(seats)
-        action = next(
-            (a for s in seats if (a := choose_action(state, s, self.rng, now_ms())) is not None),
-            None,
-        )
+        # The bots run the clock (a Cheat! call's grace period, the turn's timer): the players
+        # only tap.
+        action = next_action(state, self.rng, now_ms(), self.asked, clock=False)
         if action is None:
             self.fail(f"no seat has a move at play {state.plays}")
             return False

@@ -14,7 +14,7 @@ from tgcheat.engine.actions import (
     Play,
     ResolveChallenges,
 )
-from tgcheat.engine.ai import choose_action
+from tgcheat.engine.autoplay import next_action
 from tgcheat.engine.cards import Card, Rank, Suit, full_deck
 from tgcheat.engine.game import (
     apply,
@@ -117,15 +117,12 @@ def random_action(state: GameState, rng: random.Random, now_ms: int = 0) -> Acti
 
 
 def ai_action(state: GameState, rng: random.Random, now_ms: int = 0) -> Action:
-    """The next action of a table of computer players (the clock when it waits for it)."""
-    deadline = pending_deadline_ms(state)
-    if deadline is not None:
-        return ResolveChallenges(max(now_ms, deadline))
-    for seat in sorted(awaited(state)):
-        action = choose_action(state, seat, rng, now_ms)
-        if action is not None:
-            return action
-    raise AssertionError("nobody can act")
+    """The next action of a table of computer players who act only when the game waits for
+    them (the clock when it waits for it): ``next_action`` without bystanders."""
+    action = next_action(state, rng, now_ms, None)
+    if action is None:
+        raise AssertionError("nobody can act")
+    return action
 
 
 def play_out(state: GameState, rng: random.Random, max_steps: int = 10_000) -> GameState:

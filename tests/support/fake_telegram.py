@@ -17,6 +17,20 @@ Anything the bot does that Telegram would refuse becomes a *violation*: it is li
 ``fake.violations`` and answered with the HTTP 400 Telegram would give, so the bot's own error
 handling runs as in production.  ``fake.assert_clean()`` fails a test that produced any.
 
+``FakeTelegram(checks=False)`` is the benchmarks' mode: it only answers.  No spec or limit
+check, no HTML parsing, no record of calls or messages (``calls``, ``violations`` and
+``messages`` stay empty, so that it does not grow over a long run), and the parameters are
+read as python-telegram-bot's HTTPXRequest sends them, without decoding.  The answers keep
+Telegram's shapes: a sent or edited message comes back with its chat, sender, text (as sent:
+its HTML is not parsed into entities) and keyboard; message ids still count per chat,
+``fail_next`` still applies.  What it costs is about what the bot's side of a real HTTP request
+costs, minus the network, so that a benchmark counts the bot's own work.  It answers getMe,
+sendMessage, editMessageText, editMessageReplyMarkup and getChatMember; any other method
+answers ``true``.
+
+In both modes ``record`` (a ``Recorder``) is told of every request: its method, the kind of
+chat it goes to and whether it shows a pop-up, which is all a benchmark counts.
+
 Usage::
 
     fake = FakeTelegram()
@@ -42,6 +56,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import orjson
 from telegram.request import BaseRequest, RequestData
 
 JsonDict = dict[str, Any]
@@ -958,6 +973,22 @@ def chat_type_for_id(chat_id: int) -> str:
     return "supergroup" if chat_id <= _SUPERGROUP_ID_LIMIT else "group"
 
 
+def chat_kind(chat_id: object) -> str:
+    """The kind of chat a request goes to: "group", "private", or "none" when it names no chat
+    (answerCallbackQuery); from its chat_id, decoded or as sent (a string: a number, or a
+    group's @username)."""
+    if isinstance(chat_id, int) and not isinstance(chat_id, bool):
+        return "group" if chat_id < 0 else "private"
+    if isinstance(chat_id, str) and chat_id:
+        return "group" if chat_id.startswith(("-", "@")) else "private"
+    return "none"
+
+
+#: ``record(method, chat, toast)``, told of every request: the method's name in lower case,
+#: ``chat_kind`` of its chat_id, and whether it is a callback answer that shows a text.
+Recorder = Callable[[str, str, bool], None]
+
+
 _ADMIN_RIGHTS = (
     "can_manage_chat",
     "can_delete_messages",
@@ -1023,6 +1054,14 @@ def _json_or_value(value: str) -> Any:
 _NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 
 
+def _int_or_none(value: str | None) -> int | None:
+    """A numeric parameter as sent; None when absent or not a number (a @username)."""
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
 _SEND_METHODS_WITHOUT_MESSAGE = {"sendchataction", "sendmediagroup", "sendgift", "sendmessagedraft"}
 # Params PTB or a caller may hand over JSON-serialized; decoded when api.json is absent.
 #: Without the spec, the parameters taken as strings whatever they look like (the rest are
@@ -1054,6 +1093,8 @@ class FakeTelegram(BaseRequest):
         spec: BotApiSpec | None = SPEC,
         clock: Callable[[], float] = time.time,
         poll_interval: float = 0.05,
+        checks: bool = True,
+        record: Recorder | None = None,
     ) -> None:
         self.username = username
         self.first_name = first_name
@@ -1061,6 +1102,9 @@ class FakeTelegram(BaseRequest):
         self.spec = spec
         self.clock = clock
         self.poll_interval = poll_interval
+        #: False: the benchmarks' mode, which only answers (see the module docstring).
+        self.checks = checks
+        self.record = record
 
         self.calls: list[ApiCall] = []
         self.violations: list[str] = []
@@ -1109,6 +1153,8 @@ class FakeTelegram(BaseRequest):
         connect_timeout: object = BaseRequest.DEFAULT_NONE,
         pool_timeout: object = BaseRequest.DEFAULT_NONE,
     ) -> tuple[int, bytes]:
+        if not self.checks:
+            return self._answer_unchecked(url, request_data)
         path = urlsplit(url).path
         if "/file/bot" in path:
             return self._answer_error(None, ApiError(404, "Not Found: files are not modelled"))
@@ -1125,14 +1171,23 @@ class FakeTelegram(BaseRequest):
             return
         params = json.loads(body)
         method = params.pop("method", None) if isinstance(params, dict) else None
+        if not self.checks:
+            if isinstance(method, str):
+                self._record(method.lower(), params.get("chat_id"), params.get("text"))
+            return
         if not isinstance(method, str):
             self.violations.append(f"webhook answer without a method: {body[:200]!r}")
             return
         await self._call(method, params)
 
+    def _record(self, method: str, chat_id: object, text: object) -> None:
+        if self.record is not None:
+            self.record(method, chat_kind(chat_id), method == "answercallbackquery" and bool(text))
+
     async def _call(self, api_method: str, params: JsonDict) -> tuple[int, bytes]:
         call = ApiCall(api_method, params)
         self.calls.append(call)
+        self._record(api_method.lower(), params.get("chat_id"), params.get("text"))
 
         problems = check_request(api_method, params, self.spec)
         self.violations += [f"{api_method}: {problem}" for problem in problems]
@@ -1374,6 +1429,63 @@ class FakeTelegram(BaseRequest):
                 if matches(button):
                     return record.message_id, button
         return None
+
+    # -- without checks (checks=False) ----------------------------------------------------------
+
+    def _answer_unchecked(self, url: str, request_data: RequestData | None) -> tuple[int, bytes]:
+        method = url.rsplit("/", 1)[-1].lower()
+        # As HTTPXRequest sends them: every parameter a string, JSON-encoded unless a string.
+        params = request_data.json_parameters if request_data is not None else {}
+        chat_id = _int_or_none(params.get("chat_id"))
+        self._record(method, chat_id, params.get("text"))
+        failures = self._failures.get(method) if self._failures else None
+        if failures:
+            failure = failures.popleft()
+            error = ApiError(failure.status, failure.description, failure.parameters)
+            return self._answer_error(None, error)
+        return 200, b'{"ok":true,"result":' + self._unchecked_result(method, params, chat_id) + b"}"
+
+    def _unchecked_result(
+        self, method: str, params: Mapping[str, str], chat_id: int | None
+    ) -> bytes:
+        """The result as Telegram's JSON."""
+        if method == "sendmessage" and chat_id is not None:
+            message_id = self.next_message_id(chat_id)
+            return self._unchecked_message(params, chat_id, message_id, edited=False)
+        if method in ("editmessagetext", "editmessagereplymarkup"):
+            message_id = _int_or_none(params.get("message_id"))
+            if chat_id is None or message_id is None:
+                return b"true"  # an inline message
+            return self._unchecked_message(params, chat_id, message_id, edited=True)
+        if method == "getme":
+            return orjson.dumps(self.bot_user)
+        if method == "getchatmember" and chat_id is not None:
+            user_id = int(params.get("user_id", "0"))
+            member = chat_member_dict(self.user_dict(user_id), self.status_of(chat_id, user_id))
+            return orjson.dumps(member)
+        return b"true"
+
+    def _unchecked_message(
+        self, params: Mapping[str, str], chat_id: int, message_id: int, *, edited: bool
+    ) -> bytes:
+        now = self._now()
+        message: JsonDict = {
+            "message_id": message_id,
+            "from": self.bot_sender,
+            "chat": self.chat_dict(chat_id),
+            "date": now,
+        }
+        if edited:
+            message["edit_date"] = now
+        text = params.get("text")
+        if text is not None:
+            message["text"] = text
+        encoded = orjson.dumps(message)
+        markup = params.get("reply_markup")
+        if markup is not None and markup.startswith('{"inline_keyboard"'):
+            # The keyboard comes back as it was sent: its JSON goes in as it is, not decoded.
+            encoded = b'%s,"reply_markup":%s}' % (encoded[:-1], markup.encode())
+        return encoded
 
     # -- request plumbing -----------------------------------------------------------------------
 
