@@ -54,9 +54,9 @@ from tests.support.fake_telegram import DEFAULT_BOT_USERNAME
 from tests.support.redis_server import RedisServer, free_port, stop_process
 from tests.support.updates import UpdateFactory, User, private
 from tgcheat.bot import views
-from tgcheat.bot.callbacks import Op, Press
-from tgcheat.bot.deadlines import TICK_S, lobby_deadline, now_ms
-from tgcheat.bot.progress import advance
+from tgcheat.bot.callbacks import HandPress, Op
+from tgcheat.bot.handlers.shell import wall_clock_ms as now_ms
+from tgcheat.bot.timers import TICK_S
 from tgcheat.engine.autoplay import next_action
 from tgcheat.engine.game import apply, new_game, random_seating
 from tgcheat.engine.lobby import Lobby
@@ -65,7 +65,9 @@ from tgcheat.engine.state import Phase
 from tgcheat.i18n import translator
 from tgcheat.simulate import simulate
 from tgcheat.store.games import KEY_PREFIX, GameStore
-from tgcheat.table.session import Session
+from tgcheat.table.clock import lobby_deadline
+from tgcheat.table.session import MessageIds, Session
+from tgcheat.table.transitions import advance
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -528,12 +530,11 @@ class Bench:
             dataclasses.replace(lobby_session, lobby=None, deadline_ms=0), state, events, now
         )
         await write(session)
-        ids = {
-            "table": 1_000_001,
-            **{f"hand:{uid}": 1_000_002 + i for i, (uid, _) in enumerate(players)},
-        }
-        await self.store.set_messages(chat_id, ids)
-        session_key = self.store._session_key(chat_id)
+        ids = MessageIds(
+            table=1_000_001, hands={uid: 1_000_002 + i for i, (uid, _) in enumerate(players)}
+        )
+        await self.store.messages.add(chat_id, ids)
+        session_key = self.store.keys.session(chat_id)
 
         async def measure() -> tuple[int, int]:
             doc = await self.redis.hget(session_key, "d") or b""
@@ -562,7 +563,7 @@ class Bench:
         )
         as_string = await self.redis.memory_usage(probe, samples=0)
         await self.redis.delete(probe)
-        marker = await self.redis.memory_usage(self.store._update_key(10**12), samples=0)
+        marker = await self.redis.memory_usage(self.store.keys.update(10**12), samples=0)
         self.results["bytes"] = {
             "players": 6,
             "decks": rules.deck_count(6),
@@ -609,7 +610,7 @@ class Bench:
                 itertools.islice(self.game_numbers, sizes.account_slots),
             )
             # Their table edits still waiting for the budget must not land in the count.
-            await client.delete(store._deferred_key)
+            await client.delete(store.keys.deferred_tables)
             await asyncio.sleep(DEFERRED_SETTLE_S)
             players.outcomes.clear()
             await server.reset(self.control)
@@ -704,8 +705,10 @@ class Bench:
         """The table edits waiting for their group's budget: how many, and how long the last
         of them still waits (until its group's token bucket holds a token again, if nothing
         else is sent there meanwhile)."""
-        chats = [int(cast(bytes, c)) for c in await client.zrange(store._deferred_key, 0, -1)]
-        rate = store.group_messages_per_minute / 60_000  # tokens a millisecond
+        chats = [
+            int(cast(bytes, c)) for c in await client.zrange(store.keys.deferred_tables, 0, -1)
+        ]
+        rate = store.budget.per_minute / 60_000  # tokens a millisecond
         now = now_ms()
         longest = 0.0
         for chat_id in chats:
@@ -725,7 +728,7 @@ class Bench:
         deadline = time.monotonic() + 15
         soon = 1000 * (TICK_S + DEFERRED_SETTLE_S)
         while time.monotonic() < deadline:
-            due = await client.zcount(store._deferred_key, "-inf", now_ms() + soon)
+            due = await client.zcount(store.keys.deferred_tables, "-inf", now_ms() + soon)
             if not due:
                 break
             await asyncio.sleep(0.2)
@@ -799,7 +802,7 @@ class Bench:
             player = state.players[seat]
             user = User(player.user_id, player.name)
             view = views.hand_view(TR, session, state, seat, session.title)
-            data = Press(Op.PICK, chat_id, session.game_id, 0, "", player.hand[0].rank).encode()
+            data = HandPress(Op.PICK, chat_id, session.game_id, 0, "", player.hand[0].rank).encode()
             update = self.updates.callback(user, bot_message(private(user), 5, view), data)
             bodies.append(json.dumps(update).encode())
         return bodies
@@ -1014,8 +1017,8 @@ class Bench:
             dataclasses.replace(lobby_session, lobby=None, deadline_ms=0), state, events, now
         )
         await self.store.transact(chat_id, lambda _: (dealt, None))
-        ids = {"table": 1, **{f"hand:{uid}": 2 + k for k, (uid, _) in enumerate(players)}}
-        await self.store.set_messages(chat_id, ids)
+        ids = MessageIds(table=1, hands={uid: 2 + k for k, (uid, _) in enumerate(players)})
+        await self.store.messages.add(chat_id, ids)
 
     async def _drive_stored(self, chat_ids: list[int]) -> dict[str, Any]:
         sizes = self.sizes
@@ -1058,9 +1061,9 @@ class Bench:
         probe = many[:: max(1, len(many) // 200)]
         key_bytes = 0
         for chat_id in probe:
-            key = self.store._session_key(chat_id)
+            key = self.store.keys.session(chat_id)
             key_bytes += int(await self.redis.memory_usage(key, samples=0) or 0)
-        deadlines = self.store._deadlines_key
+        deadlines = self.store.keys.deadlines
         zset_bytes = int(await self.redis.memory_usage(deadlines, samples=0) or 0)
         zset_entries = int(await self.redis.zcard(deadlines)) or 1
         step = max(1, len(many) // sizes.sample_games)

@@ -32,13 +32,13 @@ import httpx
 from tests.support.fake_telegram import BOT_ID, DEFAULT_BOT_USERNAME
 from tests.support.updates import UpdateFactory, User, group, private
 from tgcheat.bot import views
-from tgcheat.bot.callbacks import Op, Press
+from tgcheat.bot.callbacks import ClaimPress, HandPress, Op, TablePress
 from tgcheat.engine.actions import Accept, Action, Challenge, Play
 from tgcheat.engine.autoplay import next_action
 from tgcheat.engine.state import GameState, Phase
 from tgcheat.i18n import translator
 from tgcheat.store.games import GameStore
-from tgcheat.table.session import Session
+from tgcheat.table.session import MessageIds, Session
 
 SECRET = "bench-secret"
 WEBHOOK_PATH = "/telegram"
@@ -292,7 +292,7 @@ class Players:
         #: Games of ``new_game`` that got as far as the deal.
         self.dealt = 0
 
-    async def _load(self, chat_id: int) -> tuple[Session, dict[str, int]]:
+    async def _load(self, chat_id: int) -> tuple[Session, MessageIds]:
         session, messages = await self.store.load(chat_id)
         if session is None:
             raise Broken("no session")
@@ -318,8 +318,8 @@ class Players:
             if session.lobby is None or len(session.lobby.players) != len(users):
                 raise Broken("the lobby did not fill")
             view = views.lobby_view(TR, session, session.lobby, DEFAULT_BOT_USERNAME)
-            message = bot_message(chat, messages.get("table", 1), view)
-            data = Press(Op.START, chat_id, session.game_id, 0).encode()
+            message = bot_message(chat, messages.table or 1, view)
+            data = TablePress(Op.START, chat_id, session.game_id).encode()
             await self._tap(table, outcome, "start", self.updates.callback(users[0], message, data))
             self.dealt += 1
             await self._play_out(table, rng, outcome)
@@ -380,7 +380,7 @@ class Players:
         outcome: Outcome,
         session: Session,
         state: GameState,
-        messages: dict[str, int],
+        messages: MessageIds,
         action: Action,
     ) -> None:
         chat_id, game_id = table.chat_id, session.game_id
@@ -397,8 +397,8 @@ class Players:
             raise Broken(f"no button for {type(action).__name__}")
         user = table.users[state.players[action.seat].user_id]
         view = views.table_view(TR, session, state, DEFAULT_BOT_USERNAME)
-        message = bot_message(table.chat, messages.get("table", 1), view)
-        data = Press(op, chat_id, game_id, number).encode()
+        message = bot_message(table.chat, messages.table or 1, view)
+        data = ClaimPress(op, chat_id, game_id, number).encode()
         await self._tap(table, outcome, kind, self.updates.callback(user, message, data))
 
     async def _play(
@@ -407,7 +407,7 @@ class Players:
         outcome: Outcome,
         session: Session,
         state: GameState,
-        messages: dict[str, int],
+        messages: MessageIds,
         play: Play,
     ) -> None:
         """A pick press per card on the hand message, then Play."""
@@ -416,12 +416,12 @@ class Players:
         player = state.players[play.seat]
         user = table.users[player.user_id]
         chat = private(user)
-        message_id = messages.get(f"hand:{player.user_id}", 1)
+        message_id = messages.hand(player.user_id) or 1
         picked: Counter[Any] = Counter()
         selection = ""
         for card in sorted(play.cards):
             view = views.hand_view(TR, session, state, play.seat, session.title, selection)
-            data = Press(
+            data = HandPress(
                 Op.PICK, table.chat_id, session.game_id, state.plays, selection, card.rank
             ).encode()
             update = self.updates.callback(user, bot_message(chat, message_id, view), data)
@@ -429,7 +429,7 @@ class Players:
             picked[card.rank] += 1
             selection = "".join(rank.code for rank in sorted(picked.elements()))
         view = views.hand_view(TR, session, state, play.seat, session.title, selection)
-        data = Press(
+        data = HandPress(
             Op.PLAY, table.chat_id, session.game_id, state.plays, selection, state.required
         ).encode()
         update = self.updates.callback(user, bot_message(chat, message_id, view), data)

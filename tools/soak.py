@@ -84,14 +84,12 @@ import httpx  # noqa: E402
 import redis.asyncio as aioredis  # noqa: E402
 import redis.exceptions  # noqa: E402
 
-import tgcheat.bot.handlers as handlers_module  # noqa: E402
 from tests.support.buttons import press_matcher  # noqa: E402
 from tests.support.fake_telegram import FakeTelegram, JsonDict  # noqa: E402
 from tests.support.redis_server import RedisServer  # noqa: E402
 from tests.support.updates import UpdateFactory, User, group  # noqa: E402
 from tgcheat.bot.app import CheatApplication, build_application  # noqa: E402
-from tgcheat.bot.callbacks import Op, Press  # noqa: E402
-from tgcheat.bot.deadlines import clock_action, now_ms  # noqa: E402
+from tgcheat.bot.callbacks import ClaimPress, HandPress, Op, Press, TurnPress  # noqa: E402
 from tgcheat.config import Config  # noqa: E402
 from tgcheat.engine.actions import (  # noqa: E402
     Accept,
@@ -110,6 +108,7 @@ from tgcheat.engine.invariants import violations as invariant_violations  # noqa
 from tgcheat.engine.rules import Challengers, FinalCheck  # noqa: E402
 from tgcheat.engine.state import GameState, Phase  # noqa: E402
 from tgcheat.store.codec import decode  # noqa: E402
+from tgcheat.table.clock import clock_action  # noqa: E402
 from tgcheat.table.session import Session  # noqa: E402
 from tgcheat.web import SECRET_HEADER, create_web_app  # noqa: E402
 
@@ -186,7 +185,7 @@ class ErrorCounter(logging.Handler):
 
 
 class WallClock:
-    """The time both bot processes read (``tgcheat.bot.handlers.now_ms``): the real time, moved
+    """The time both bot processes read (their handlers' ``Shell.clock``): the real time, moved
     forward when the driver lets a turn's timer run out instead of waiting 90 seconds, so that
     the clock and the people's taps agree on what time it is."""
 
@@ -262,12 +261,11 @@ async def bot_process(
 
 
 def _seed_dealer(application: CheatApplication, seed: int) -> None:
-    """The bot shuffles with SystemRandom; a seeded generator makes a run easier to repeat."""
-    for handler in application.handlers[0]:
-        owner = getattr(handler.callback, "__self__", None)
-        if owner is not None and hasattr(owner, "rng"):
-            owner.rng = random.Random(seed)
-            return
+    """The bot shuffles with SystemRandom; a seeded generator makes a run easier to repeat.
+    Both processes read one clock, which the driver moves to a deadline instead of waiting."""
+    assert application.routes is not None
+    application.routes.shell.rng = random.Random(seed)
+    application.routes.shell.clock = CLOCK
 
 
 # --- Telegram's side: delivering updates, with faults --------------------------------------------
@@ -445,7 +443,7 @@ class GameDriver:
     async def move(self, session: Session, state: GameState, version: int) -> bool:
         # The bots run the clock (a Cheat! call's grace period, the turn's timer): the players
         # only tap.
-        action = next_action(state, self.rng, now_ms(), self.asked, clock=False)
+        action = next_action(state, self.rng, CLOCK(), self.asked, clock=False)
         if action is None:
             self.fail(f"no seat has a move at play {state.plays}")
             return False
@@ -599,7 +597,7 @@ class GameDriver:
         self, state: GameState, seat: int, wanted: Callable[[Press], bool]
     ) -> bool:
         user = self.user_at(state, seat)
-        current = lambda p: p.number == state.plays and wanted(p)  # noqa: E731
+        current = lambda p: drawn_at(p) == state.plays and wanted(p)  # noqa: E731
         if await self.tap(user, user.id, current):
             return True
         self.stats.shown["stale_hand"] += 1
@@ -619,19 +617,19 @@ class GameDriver:
         deadline: int,
     ) -> bool:
         user = self.user_at(state, play.seat)
-        fresh = lambda p: p.number == state.plays  # noqa: E731
+        fresh = lambda p: drawn_at(p) == state.plays  # noqa: E731
         if self.find(user.id, lambda p: fresh(p) and p.op is Op.PICK) is None:
             self.stats.shown["stale_hand"] += 1
             await self.my_cards(user)
         for rank in sorted(card.rank for card in play.cards):
             picked = await self.tap(
-                user, user.id, lambda p, r=rank: fresh(p) and p.op is Op.PICK and p.rank is r
+                user, user.id, lambda p, r=rank: fresh(p) and p.op is Op.PICK and rank_of(p) is r
             )
             if not picked:
                 self.stats.shown["pick_missing"] += 1
                 return False
         update = self.tap_update(
-            user, user.id, lambda p: fresh(p) and p.op is Op.PLAY and p.rank is play.rank
+            user, user.id, lambda p: fresh(p) and p.op is Op.PLAY and rank_of(p) is play.rank
         )
         if update is None:
             self.stats.shown["play_missing"] += 1
@@ -652,7 +650,7 @@ class GameDriver:
     ) -> bool:
         """Cheat! or I believe you, on the table or (when only the next player answers) in
         private; several seats tap at once, each to its own process."""
-        wanted = lambda p: p.op is op and p.number == number  # noqa: E731
+        wanted = lambda p: p.op is op and drawn_at(p) == number  # noqa: E731
         updates = []
         for seat in seats:
             user = self.user_at(state, seat)
@@ -741,6 +739,20 @@ class GameDriver:
                 self.stats.shown["welcomes_lost"] += 1
 
 
+def drawn_at(press: Press) -> int | None:
+    """The play count a hand or turn button was drawn at, or the claim a Cheat!/I believe you
+    button answers (claims are numbered by play)."""
+    if isinstance(press, HandPress | TurnPress):
+        return press.plays
+    if isinstance(press, ClaimPress):
+        return press.claim
+    return None
+
+
+def rank_of(press: Press) -> object:
+    return press.rank if isinstance(press, HandPress) else None
+
+
 def first_text(record: Any) -> str:
     """A message as it was first sent (the lobby message becomes the table later)."""
     return str(record.history[0].plain_text or "")
@@ -813,7 +825,6 @@ def iter_kinds(rng: random.Random, rates: FaultRates) -> Iterator[str]:
 
 
 async def soak(games: int, seed: int, seconds: float, parallel: int, log_path: str | None) -> Stats:
-    handlers_module.now_ms = CLOCK  # type: ignore[assignment]
     stats = Stats()
     rates = FaultRates()
     rng = random.Random(seed)

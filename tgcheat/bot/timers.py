@@ -14,6 +14,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 
+from tgcheat.bot.handlers.shell import wall_clock_ms
 from tgcheat.bot.publish import Publisher
 from tgcheat.store.games import GameStore
 from tgcheat.table import transitions as table
@@ -26,7 +27,9 @@ TICK_S = 1.0
 
 
 class Timers:
-    def __init__(self, store: GameStore, publisher: Publisher, clock: Callable[[], int]) -> None:
+    def __init__(
+        self, store: GameStore, publisher: Publisher, clock: Callable[[], int] = wall_clock_ms
+    ) -> None:
         self.store = store
         self.publisher = publisher
         self.clock = clock
