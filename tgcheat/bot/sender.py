@@ -137,13 +137,21 @@ class Sender:
             return orjson.loads(payload)["result"] if result else None
         raise telegram_error(code, payload)
 
-    async def send(self, chat_id: int, view: View, *, silent: bool = False) -> int | None:
+    async def send(
+        self, chat_id: int, view: View, *, silent: bool = False, reply_to: int | None = None
+    ) -> int | None:
         """Send a new message; its id, or None when the chat cannot be reached (the user never
-        started the bot, or blocked it)."""
+        started the bot, or blocked it). ``reply_to``: the id of a message in that chat it
+        answers (a command); should that message be gone, it is sent all the same."""
         request = _message_params(view)
         request["chat_id"] = chat_id
         if silent:
             request["disable_notification"] = True
+        if reply_to is not None:
+            request["reply_parameters"] = {
+                "message_id": reply_to,
+                "allow_sending_without_reply": True,
+            }
         try:
             sent = await self.call("sendMessage", request, result=True)
         except Forbidden as error:
