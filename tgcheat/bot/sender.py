@@ -1,13 +1,11 @@
 """Delivering messages: Telegram's expected errors become plain results, not exceptions.
 
 The bot's own messages (sends, edits, deletes, button answers) go straight to the HTTP client
-python-telegram-bot uses (its ``BaseRequest.do_request``: the same connection pool and
-timeouts), with the parameters already JSON-shaped; Telegram's errors are raised as
-python-telegram-bot's own exceptions. Going through ``Bot``'s methods instead costs three times
-as much per request (defaults inserted, every parameter wrapped and converted, the answer built
-into python-telegram-bot's objects), and these requests are most of what a play costs. An
-answer is decoded only when the bot reads it (a sent message's id): an edited message comes
-back whole, keyboard and all, and nothing in it is news to the bot.
+python-telegram-bot uses, with the parameters already JSON-shaped (``tgcheat.bot.api_request``
+says how, and why not through ``Bot``'s methods: these requests are most of what a play costs);
+Telegram's errors are raised as python-telegram-bot's own exceptions. An answer is decoded only
+when the bot reads it (a sent message's id): an edited message comes back whole, keyboard and
+all, and nothing in it is news to the bot.
 """
 
 from __future__ import annotations
@@ -35,14 +33,12 @@ from telegram.error import (
     RetryAfter,
     TelegramError,
 )
-from telegram.request import RequestData
-from telegram.request._requestparameter import RequestParameter
 
+from tgcheat.bot import api_request
+from tgcheat.bot.api_request import JsonParams
 from tgcheat.bot.views import Keyboard, View
 
 log = logging.getLogger(__name__)
-
-JsonParams = dict[str, Any]
 
 #: Link previews are off for every message: a game message never links anywhere worth a card.
 _NO_PREVIEW = {"is_disabled": True}
@@ -85,20 +81,6 @@ class Edit(enum.Enum):
     UNREACHABLE = "unreachable"
 
 
-def _request_data(params: JsonParams) -> RequestData:
-    """The parameters as python-telegram-bot's request objects carry them, each encoded as the
-    Bot API's form encoding wants (a string as it is, anything else as JSON), and encoded here,
-    once: ``RequestData.json_parameters`` would encode every other value twice.
-    ``RequestParameter`` is python-telegram-bot's own (internal; the version is pinned < 23, and
-    every request in the tests goes through it)."""
-    return RequestData(
-        [
-            RequestParameter(name, value if isinstance(value, str) else _json(value), None)
-            for name, value in params.items()
-        ]
-    )
-
-
 class Sender:
     """``retries``: how many times a request Telegram answers with RetryAfter (429) is sent
     again after the wait it asks for."""
@@ -125,14 +107,7 @@ class Sender:
                 await asyncio.sleep(wait + 0.1)
 
     async def _post(self, url: str, params: JsonParams, result: bool) -> Any:
-        try:
-            code, payload = await self.bot.request.do_request(
-                url, "POST", request_data=_request_data(params)
-            )
-        except TelegramError:
-            raise
-        except Exception as error:
-            raise NetworkError(f"Unknown error in HTTP implementation: {error!r}") from error
+        code, payload = await api_request.post(self.bot.request, url, params)
         if 200 <= code <= 299:
             return orjson.loads(payload)["result"] if result else None
         raise telegram_error(code, payload)
@@ -140,9 +115,9 @@ class Sender:
     async def send(
         self, chat_id: int, view: View, *, silent: bool = False, reply_to: int | None = None
     ) -> int | None:
-        """Send a new message (``reply_to``: as a reply to that message, which may be gone);
-        its id, or None when the chat cannot be reached (the user never started the bot, or
-        blocked it)."""
+        """Send a new message; its id, or None when the chat cannot be reached (the user never
+        started the bot, or blocked it). ``reply_to``: the id of a message in that chat it
+        answers (a command); should that message be gone, it is sent all the same."""
         request = _message_params(view)
         request["chat_id"] = chat_id
         if silent:
@@ -230,10 +205,6 @@ def _message_params(view: View) -> JsonParams:
     if view.markup is not None:
         request["reply_markup"] = view.markup
     return request
-
-
-def _json(value: object) -> str:
-    return orjson.dumps(value).decode()
 
 
 def telegram_error(status: int, payload: bytes) -> TelegramError:
