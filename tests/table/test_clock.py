@@ -31,6 +31,7 @@ from tgcheat.table.transitions import (
     act,
     arrive,
     end_without_group,
+    leave_table,
     migrated,
     stop,
     tick,
@@ -207,6 +208,19 @@ def test_tick_of_a_finished_game_only_clears_its_deadline() -> None:
     leftover = dataclasses.replace(finished, deadline_ms=T0 + 5)
     after, events = tick(leftover, T0 + 5)
     assert after == finished and events == ()
+
+
+def test_a_cheat_call_withdrawn_by_a_leaver_gives_the_player_to_play_a_whole_turn() -> None:
+    """Dan called Cheat!, then left before the grace period ended: his call goes with him.
+    Bob, whose turn it is, is waited for again: the clock must not play for him when the
+    grace period would have ended, but a whole turn later."""
+    session = _cheat_called(T0)
+    grace_end = session.deadline_ms
+    after, events = leave_table(session, 103, T0 + 2_000)
+    assert after.game is not None and after.game.challenges == ()
+    assert events == (PlayerLeft(3),)
+    assert after.deadline_ms == T0 + 2_000 + TURN_MS
+    assert tick(after, grace_end) == (after, ())
 
 
 # --- the group coming and going ------------------------------------------------------------------

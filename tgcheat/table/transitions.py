@@ -25,6 +25,7 @@ from tgcheat.engine.game import (
     Refusal,
     apply,
     new_game,
+    pending_deadline_ms,
     play_limit,
     random_seating,
 )
@@ -114,11 +115,16 @@ def advance(session: Session, state: GameState, events: Sequence[Event], now_ms:
     was_finished = session.game is not None and session.game.phase is Phase.FINISHED
     if match is not None and state.phase is Phase.FINISHED and not was_finished:
         match = record_game(match, state)
+    previous = session.deadline_ms
+    if session.game is not None and pending_deadline_ms(session.game) is not None:
+        # The deadline was the end of a Cheat! call's grace period, not a turn's: when the
+        # call is gone unsettled (the caller or the claimant left), a whole turn starts.
+        previous = 0
     return dataclasses.replace(
         session,
         game=state,
         match=match,
-        deadline_ms=game_deadline(session.deadline_ms, state, events, now_ms),
+        deadline_ms=game_deadline(previous, state, events, now_ms),
     )
 
 
