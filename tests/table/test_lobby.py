@@ -117,6 +117,17 @@ def test_join_adds_the_player_in_order_and_sets_their_language() -> None:
     assert session.language_of(4) == "en"
 
 
+def test_join_again_after_leaving_takes_the_language_of_the_new_join() -> None:
+    """Someone who left the lobby and joins again in another language is written to in that
+    language, and is listed once."""
+    session = lobby(language="en")
+    session = join(session, user_id=2, name="Bob", language="en", now_ms=T0)
+    session = leave(session, 2)
+    session = join(session, user_id=2, name="Bob", language="it", now_ms=T0)
+    assert session.language_of(2) == "it"
+    assert session.player_languages == ((2, "it"),)
+
+
 def test_join_pushes_the_lobby_deadline_back() -> None:
     """A lobby somebody joins is alive: it expires 30 minutes after the last join."""
     session = lobby(now_ms=T0)

@@ -159,10 +159,12 @@ def join(
     session: Session | None, *, user_id: int, name: str, language: str, now_ms: int
 ) -> Session:
     session, lobby = lobby_of(session)
+    # Someone who left and joins again is written to in the language of this join.
+    others = tuple((uid, lang) for uid, lang in session.player_languages if uid != user_id)
     return dataclasses.replace(
         session,
         lobby=join_lobby(lobby, user_id, name),
-        player_languages=(*session.player_languages, (user_id, language)),
+        player_languages=(*others, (user_id, language)),
         deadline_ms=lobby_deadline(now_ms),
     )
 
