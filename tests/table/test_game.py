@@ -313,6 +313,14 @@ def test_kick_without_a_target_is_refused(seat_number: str) -> None:
     assert refused.value.reason is SessionRefusal.NO_KICK_TARGET
 
 
+def test_kick_with_a_digit_that_is_no_number_is_refused() -> None:
+    """``/kick ²``: a character Python calls a digit but ``int`` cannot read is no seat
+    number either (not an exception out of the transition)."""
+    with pytest.raises(SessionRefused) as refused:
+        kick(at_table(_three_players()), target=None, seat_number="²", actor=Actor(100), now_ms=T0)
+    assert refused.value.reason is SessionRefusal.NO_KICK_TARGET
+
+
 def test_kick_of_someone_not_playing_is_not_in_game() -> None:
     """A stranger, or a player who already left (by reply or by seat number)."""
     session, _ = remove(at_table(_three_players()), 101, T0)

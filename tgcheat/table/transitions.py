@@ -281,7 +281,8 @@ def kick(
 
 def _player_in_seat(session: Session, seat_number: str) -> int | None:
     game = session.game
-    if not seat_number.isdigit() or game is None:
+    # isdecimal, not isdigit: "²" is a digit that int() cannot read.
+    if not seat_number.isdecimal() or game is None:
         return None
     seat = int(seat_number) - 1
     return game.players[seat].user_id if 0 <= seat < len(game.players) else None
