@@ -356,6 +356,13 @@ def test_adopt_rules_does_not_touch_a_game_or_an_empty_group() -> None:
     assert adopt_rules(None, Rules()) is None
 
 
+def test_adopt_rules_returns_the_same_session_when_the_rules_are_the_same() -> None:
+    """Choosing the value already chosen changes nothing: the very same session is returned,
+    so the store writes nothing and the lobby message is not edited."""
+    session = lobby(Rules(turn_timeout_s=30), players=(1, 2))
+    assert adopt_rules(session, Rules(turn_timeout_s=30)) is session
+
+
 def test_set_language_switches_a_lobby_and_a_game() -> None:
     assert set_language(lobby(language="en"), "it") == dataclasses.replace(
         lobby(language="en"), language="it"

@@ -203,6 +203,8 @@ def adopt_rules(session: Session | None, rules: Rules) -> Session | None:
     if session is None or session.lobby is None:
         return session
     players = session.lobby.players[: rules.max_players]
+    if rules == session.lobby.rules and players == session.lobby.players:
+        return session
     lobby = dataclasses.replace(session.lobby, rules=rules, players=players)
     return dataclasses.replace(session, lobby=lobby)
 
