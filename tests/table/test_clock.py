@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import random
 
 import pytest
 
@@ -25,6 +26,7 @@ from tgcheat.engine.rules import ChallengePriority, MatchKind, Rules
 from tgcheat.engine.state import EndReason, GameState, Phase
 from tgcheat.table.clock import LOBBY_TIMEOUT_S, clock_action, game_deadline, lobby_deadline
 from tgcheat.table.commands import Believe, CallCheat
+from tgcheat.table.refusals import SessionRefusal, SessionRefused
 from tgcheat.table.session import Session
 from tgcheat.table.transitions import (
     Actor,
@@ -33,6 +35,7 @@ from tgcheat.table.transitions import (
     end_without_group,
     leave_table,
     migrated,
+    next_game,
     stop,
     tick,
 )
@@ -239,6 +242,26 @@ def test_end_without_group_stops_the_game() -> None:
     assert result is not None and result.reason is EndReason.STOPPED
     assert events == (GameEnded(result),)
     assert session.deadline_ms == 0
+
+
+def test_end_without_group_ends_the_match_as_a_stop_does() -> None:
+    """A game stopped because the bot left the group is a stopped game of its match: the
+    match is over without a winner, and no next game can be dealt from it."""
+    rules = Rules(match=MatchKind.FIRST_TO, match_target=2)
+    state = _three_players(rules)
+    session, _ = end_without_group(at_table(state, match=match_for(state), deadline_ms=T0 + 5))
+    assert session is not None and session.match is not None
+    assert (session.match.games, session.match.finished, session.match.winner) == (1, True, None)
+    with pytest.raises(SessionRefused) as refused:
+        next_game(
+            session,
+            game_id=GAME,
+            actor=Actor(100),
+            new_game_id="g2",
+            rng=random.Random(0),
+            now_ms=T0,
+        )
+    assert refused.value.reason is SessionRefusal.STALE
 
 
 def test_end_without_group_leaves_nothing_in_progress_alone() -> None:

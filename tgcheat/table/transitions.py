@@ -342,7 +342,8 @@ def end_without_group(session: Session | None) -> tuple[Session | None, Events]:
     if session.game is None:
         return dataclasses.replace(session, lobby=None, deadline_ms=0), ()
     state, events = apply(session.game, Stop())
-    return dataclasses.replace(session, game=state, deadline_ms=0), tuple(events)
+    # As /stop: the match records the stopped game (and ends); a finished game has no deadline.
+    return advance(session, state, events, 0), tuple(events)
 
 
 def migrated(session: Session, *, new_chat_id: int, new_game_id: str) -> Session:
