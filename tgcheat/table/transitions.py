@@ -25,6 +25,7 @@ from tgcheat.engine.game import (
     Refusal,
     apply,
     new_game,
+    pending_deadline_ms,
     play_limit,
     random_seating,
 )
@@ -114,11 +115,16 @@ def advance(session: Session, state: GameState, events: Sequence[Event], now_ms:
     was_finished = session.game is not None and session.game.phase is Phase.FINISHED
     if match is not None and state.phase is Phase.FINISHED and not was_finished:
         match = record_game(match, state)
+    previous = session.deadline_ms
+    if session.game is not None and pending_deadline_ms(session.game) is not None:
+        # The deadline was the end of a Cheat! call's grace period, not a turn's: when the
+        # call is gone unsettled (the caller or the claimant left), a whole turn starts.
+        previous = 0
     return dataclasses.replace(
         session,
         game=state,
         match=match,
-        deadline_ms=game_deadline(session.deadline_ms, state, events, now_ms),
+        deadline_ms=game_deadline(previous, state, events, now_ms),
     )
 
 
@@ -153,10 +159,12 @@ def join(
     session: Session | None, *, user_id: int, name: str, language: str, now_ms: int
 ) -> Session:
     session, lobby = lobby_of(session)
+    # Someone who left and joins again is written to in the language of this join.
+    others = tuple((uid, lang) for uid, lang in session.player_languages if uid != user_id)
     return dataclasses.replace(
         session,
         lobby=join_lobby(lobby, user_id, name),
-        player_languages=(*session.player_languages, (user_id, language)),
+        player_languages=(*others, (user_id, language)),
         deadline_ms=lobby_deadline(now_ms),
     )
 
@@ -195,6 +203,8 @@ def adopt_rules(session: Session | None, rules: Rules) -> Session | None:
     if session is None or session.lobby is None:
         return session
     players = session.lobby.players[: rules.max_players]
+    if rules == session.lobby.rules and players == session.lobby.players:
+        return session
     lobby = dataclasses.replace(session.lobby, rules=rules, players=players)
     return dataclasses.replace(session, lobby=lobby)
 
@@ -273,7 +283,8 @@ def kick(
 
 def _player_in_seat(session: Session, seat_number: str) -> int | None:
     game = session.game
-    if not seat_number.isdigit() or game is None:
+    # isdecimal, not isdigit: "²" is a digit that int() cannot read.
+    if not seat_number.isdecimal() or game is None:
         return None
     seat = int(seat_number) - 1
     return game.players[seat].user_id if 0 <= seat < len(game.players) else None
@@ -331,7 +342,8 @@ def end_without_group(session: Session | None) -> tuple[Session | None, Events]:
     if session.game is None:
         return dataclasses.replace(session, lobby=None, deadline_ms=0), ()
     state, events = apply(session.game, Stop())
-    return dataclasses.replace(session, game=state, deadline_ms=0), tuple(events)
+    # As /stop: the match records the stopped game (and ends); a finished game has no deadline.
+    return advance(session, state, events, 0), tuple(events)
 
 
 def migrated(session: Session, *, new_chat_id: int, new_game_id: str) -> Session:
