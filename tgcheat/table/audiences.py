@@ -132,22 +132,27 @@ class PrivateAnswers:
 
 def private_answers(state: GameState, seat: int) -> PrivateAnswers:
     final = state.final_claim
-    in_private_final = None
-    final_in_group = False
-    if final is not None and can_accept(state, seat):
-        if _answered_in_private(state, final=True):
-            in_private_final = final
-        else:
-            final_in_group = True
+    rules = state.rules
+    if final is not None:
+        if not can_accept(state, seat):
+            return PrivateAnswers(vote_for=_vote_for(state, seat))
+        if rules.final_check is FinalCheck.NEXT:
+            return PrivateAnswers(final=final, vote_for=_vote_for(state, seat))
+        return PrivateAnswers(vote_for=_vote_for(state, seat), final_in_group=True)
     claims: tuple[Claim, ...] = ()
-    if (
-        in_private_final is None
-        and state.phase is Phase.PLAYING
-        and _answered_in_private(state, final=False)
-    ):
+    if rules.challengers is Challengers.NEXT and state.phase is Phase.PLAYING:
         claims = challengeable(state, seat)
-    vote_for = state.vote_by if can_vote(state, seat) else None
-    return PrivateAnswers(in_private_final, claims, vote_for, final_in_group)
+    vote_for = _vote_for(state, seat)
+    if not claims and vote_for is None:
+        return _NOTHING_TO_ANSWER
+    return PrivateAnswers(challengeable=claims, vote_for=vote_for)
+
+
+_NOTHING_TO_ANSWER = PrivateAnswers()
+
+
+def _vote_for(state: GameState, seat: int) -> int | None:
+    return state.vote_by if state.vote_by is not None and can_vote(state, seat) else None
 
 
 def _answered_in_private(state: GameState, *, final: bool) -> bool:
