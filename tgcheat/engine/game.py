@@ -51,7 +51,16 @@ from tgcheat.engine.rules import (
     RankRule,
     Rules,
 )
-from tgcheat.engine.state import Claim, EndReason, GameState, Phase, Player, Result, evolve
+from tgcheat.engine.state import (
+    Claim,
+    EndReason,
+    GameState,
+    PendingChallenge,
+    Phase,
+    Player,
+    Result,
+    evolve,
+)
 
 #: Copies of each rank in one deck (suits never matter).
 COPIES_PER_DECK = 4
@@ -277,9 +286,9 @@ def _challenge_refusal(state: GameState, action: Challenge) -> Refusal | None:
         # RULES.md `challenge_priority`: only presses within the grace period of the first
         # one, on the play it called, are collected; once that play is revealed the pile is
         # gone, so a press on another play (window `two`) could never be settled.
-        if action.claim != state.challenges[0][1] or action.now_ms > deadline:
+        if action.claim != state.challenges[0].claim or action.now_ms > deadline:
             return Refusal.NO_SUCH_CLAIM
-        if any(seat == action.seat for seat, _, _ in state.challenges):
+        if any(pending.seat == action.seat for pending in state.challenges):
             return Refusal.ALREADY_CHALLENGED
     return None
 
@@ -363,7 +372,7 @@ def pending_deadline_ms(state: GameState) -> int | None:
     None when none waits (``challenge_priority=clockwise`` only)."""
     if not state.challenges or state.phase is Phase.FINISHED:
         return None
-    return state.challenges[0][2] + 1000 * state.rules.challenge_grace_s
+    return state.challenges[0].at_ms + 1000 * state.rules.challenge_grace_s
 
 
 def play_limit(state: GameState, seat: int) -> int:
@@ -382,7 +391,7 @@ def claimable_ranks(state: GameState) -> tuple[Rank, ...]:
 
 def challengeable(state: GameState, seat: int) -> tuple[Claim, ...]:
     """The open claims ``seat`` may challenge now (join, while a Cheat! call is collected)."""
-    now = state.challenges[0][2] if state.challenges else 0
+    now = state.challenges[0].at_ms if state.challenges else 0
     return tuple(
         claim
         for claim in state.open_claims
@@ -527,11 +536,11 @@ def _challenge(state: GameState, action: Challenge, events: list[Event]) -> Game
     rules = state.rules
     if rules.challenge_priority is ChallengePriority.FIRST or rules.challenge_grace_s == 0:
         return _resolve(state, claim, action.seat, (), events)
-    pressed = (*state.challenges, (action.seat, claim.number, action.now_ms))
+    pressed = (*state.challenges, PendingChallenge(action.seat, claim.number, action.now_ms))
     collecting = evolve(state, challenges=pressed)
-    callers = tuple(seat for seat, _, _ in pressed)
+    callers = tuple(pending.seat for pending in pressed)
     nearest = min(callers, key=lambda s: _clockwise_distance(state, claim.seat, s))
-    first_ms = pressed[0][2]
+    first_ms = pressed[0].at_ms
     could_still_press = [
         seat
         for seat in state.active_seats()
@@ -555,10 +564,10 @@ def _challenge(state: GameState, action: Challenge, events: list[Event]) -> Game
 def _resolve_pending(state: GameState, events: list[Event]) -> GameState:
     """RULES.md `challenge_priority=clockwise`: of the callers within the grace period, the
     nearest one clockwise from the claimant challenges."""
-    number = state.challenges[0][1]
+    number = state.challenges[0].claim
     claim = _open_claim(state, number)
     assert claim is not None
-    callers = tuple(seat for seat, _, _ in state.challenges)
+    callers = tuple(pending.seat for pending in state.challenges)
     nearest = min(callers, key=lambda s: _clockwise_distance(state, claim.seat, s))
     return _resolve(state, claim, nearest, callers, events)
 
@@ -746,7 +755,9 @@ def _leave(state: GameState, seat: int, events: list[Event], *, removed: bool) -
     open_claims = tuple(c for c in state.open_claims if c.seat != seat)
     final_withdrawn = state.phase is Phase.FINAL_CHECK and state.final_claim not in open_claims
     challenges = tuple(
-        (s, n, ms) for s, n, ms in state.challenges if s != seat and _open_in(open_claims, n)
+        pending
+        for pending in state.challenges
+        if pending.seat != seat and _open_in(open_claims, pending.claim)
     )
     state = evolve(
         state,

@@ -39,7 +39,7 @@ def violations(state: GameState, deck_size: int) -> list[str]:
             problems.append("a Cheat! call without a deadline, or with players awaited")
         if state.vote_by is not None:
             problems.append("a vote and a Cheat! call at once")
-        numbers = {number for _, number, _ in state.challenges}
+        numbers = {pending.claim for pending in state.challenges}
         if len(numbers) != 1 or not any(c.number in numbers for c in state.open_claims):
             problems.append("a Cheat! call on a closed play")
     elif deadline is not None:

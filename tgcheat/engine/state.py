@@ -64,6 +64,17 @@ class Result:
 
 
 @dataclass(frozen=True, slots=True)
+class PendingChallenge:
+    """A Cheat! press waiting for the grace period to end (``challenge_priority=clockwise``)."""
+
+    seat: int
+    #: The number of the claim challenged.
+    claim: int
+    #: When it was pressed (ms).
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
 class GameState:
     rules: Rules
     #: In seating order; "clockwise" is the next index, cyclically.
@@ -86,9 +97,9 @@ class GameState:
     accepted: frozenset[int] = field(default_factory=frozenset)
     result: Result | None = None
     #: Cheat! presses collected under ``challenge_priority=clockwise`` and not yet resolved,
-    #: as (seat, claim number, pressed at in ms), first press first. While any is pending the
-    #: game waits for the clock (``pending_deadline_ms``), not for a player.
-    challenges: tuple[tuple[int, int, int], ...] = ()
+    #: first press first. While any is pending the game waits for the clock
+    #: (``pending_deadline_ms``), not for a player.
+    challenges: tuple[PendingChallenge, ...] = ()
     #: Under ``passing=vote``: the seat (always the player to play) asking to pass, while the
     #: vote is open.
     vote_by: int | None = None

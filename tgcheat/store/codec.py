@@ -14,7 +14,15 @@ from tgcheat.engine.cards import Card, Rank
 from tgcheat.engine.lobby import Lobby
 from tgcheat.engine.match import Match
 from tgcheat.engine.rules import Rules
-from tgcheat.engine.state import Claim, EndReason, GameState, Phase, Player, Result
+from tgcheat.engine.state import (
+    Claim,
+    EndReason,
+    GameState,
+    PendingChallenge,
+    Phase,
+    Player,
+    Result,
+)
 from tgcheat.table.session import Session
 
 _DEFAULT_RULES = Rules().to_dict()
@@ -121,7 +129,7 @@ def _state_doc(state: GameState) -> dict[str, Any]:
     if state.result is not None:
         doc["z"] = [state.result.reason.value, state.result.winner, state.result.places]
     if state.challenges:
-        doc["ch"] = state.challenges
+        doc["ch"] = [[p.seat, p.claim, p.at_ms] for p in state.challenges]
     if state.vote_by is not None:
         doc["vb"] = state.vote_by
         doc["vy"] = state.votes_yes
@@ -151,7 +159,9 @@ def _state_from_doc(doc: dict[str, Any]) -> GameState:
         phase=Phase(doc["f"]),
         accepted=frozenset(doc.get("a", ())),
         result=result,
-        challenges=tuple((seat, claim, at) for seat, claim, at in doc.get("ch", ())),
+        challenges=tuple(
+            PendingChallenge(seat, claim, at) for seat, claim, at in doc.get("ch", ())
+        ),
         vote_by=doc.get("vb"),
         votes_yes=tuple(doc.get("vy", ())),
         pass_refused=bool(doc.get("pr", 0)),

@@ -53,7 +53,7 @@ def table_view(tr: Translator, session: Session, state: GameState, bot_username:
             lines.append(
                 tr._("❗ Cheat! called by {names}: the cards are turned over in a moment.").format(
                     names=", ".join(
-                        name_html(state.players[s].name) for s, _, _ in state.challenges
+                        name_html(state.players[pending.seat].name) for pending in state.challenges
                     )
                 )
             )
