@@ -48,6 +48,8 @@ from tgcheat.engine.rules import (
 )
 from tgcheat.engine.state import EndReason, GameState, Phase, Result
 from tgcheat.i18n import LOCALES_DIR, Translator, available_languages, translator
+from tgcheat.table.chronicle import GameTally, Notice, NoticeKind, SeatTally
+from tgcheat.table.refusals import SessionRefusal
 from tgcheat.table.session import Session
 
 LANGUAGES = [lang for lang in available_languages() if lang != "en"]
@@ -353,17 +355,31 @@ def rendered(tr: Translator) -> Iterator[Shown]:
     assert done.result is not None
     yield _view("table, finished", views.table_view(tr, session(), done, BOT))
     yield _view("hand, finished", views.hand_view(tr, session(), done, 1, TITLE))
-    yield _view("result, went out", views.result_view(tr, done, done.result))
+    yield "result, went out", "\n".join(views.result_lines(tr, done, done.result)), ()
     stopped, _ = apply(played, Stop())
     assert stopped.result is not None
-    yield _view("result, stopped", views.result_view(tr, stopped, stopped.result))
+    yield "result, stopped", "\n".join(views.result_lines(tr, stopped, stopped.result)), ()
+    tally = GameTally(
+        (SeatTally(3, 2, 1, 1, 0, 4), SeatTally(2, 0, 0, 0, 1, 6), SeatTally(), SeatTally()),
+        (6, 1),
+    )
+    told = dataclasses.replace(session(), tally=tally)
+    yield _view("final table", views.final_table_view(tr, told, done, done.result))
+    yield "summary", "\n".join(views.summary_lines(tr, done, tally)), ()
+    yield "summary, nothing caught", "\n".join(views.summary_lines(tr, done, GameTally())), ()
+    for kind in NoticeKind:
+        notice = Notice(kind, 1, 2)
+        noticed = dataclasses.replace(session(), notice=notice)
+        yield f"notice {kind}", views.notice_line(tr, played, notice), ()
+        yield _view(f"hand, notice {kind}", views.hand_view(tr, noticed, played, 1, TITLE))
+    yield _view("hand, finished, own result", views.hand_view(tr, told, done, 0, TITLE))
     capped = dataclasses.replace(played, plays=300)
     for what, result in {
         "move cap win": Result(EndReason.MOVE_CAP, 1, ((1, 1), (0, 2), (2, 2), (3, 3))),
         "move cap draw": Result(EndReason.MOVE_CAP, None, ((1, 1), (2, 1), (0, 2), (3, 3))),
         "last player": Result(EndReason.LAST_PLAYER, 2, ((2, 1),)),
     }.items():
-        yield _view(f"result, {what}", views.result_view(tr, capped, result))
+        yield f"result, {what}", "\n".join(views.result_lines(tr, capped, result)), ()
 
     for kind in (MatchKind.FIRST_TO, MatchKind.PENALTY):
         for over, winner in ((False, None), (True, 100), (True, None)):
@@ -378,7 +394,7 @@ def rendered(tr: Translator) -> Iterator[Shown]:
         for index in range(len(OPTION_NAMES)):
             yield _view(f"option {index}, {name}", views.option_view(tr, CHAT, preset, index))
 
-    for refusal in Refusal:
+    for refusal in (*Refusal, *SessionRefusal):
         yield f"refusal {refusal}", views.refusal_text(tr, refusal), ()
 
     for group in (True, False):
@@ -396,7 +412,10 @@ COVERED = {
     "passed_view",
     "scoreboard_lines",
     "next_game_markup",
-    "result_view",
+    "result_lines",
+    "final_table_view",
+    "summary_lines",
+    "notice_line",
     "hand_text",
     "card_label",
     "count_cards",

@@ -101,3 +101,18 @@ async def play_to_the_end(bot: BotHarness, users: list[User], max_steps: int = 1
                     await bot.press(by_id[state.players[seat].user_id], GROUP_ID, has_op(Op.ACCEPT))
         state = await game_state(bot)
     raise AssertionError("the game did not end")
+
+
+async def table_record(bot: BotHarness) -> Any:
+    """The group's current table message (it moves to the bottom after a reveal)."""
+    _, messages = await bot.store.load(GROUP_ID)
+    assert messages.table is not None
+    return bot.fake.message(GROUP_ID, messages.table)
+
+
+def latest_group_text(bot: BotHarness, containing: str) -> str:
+    """The newest visible group message that contains ``containing`` (or "")."""
+    for record in reversed(bot.fake.visible_messages(GROUP_ID)):
+        if containing in (record.plain_text or ""):
+            return record.plain_text or ""
+    return ""

@@ -4,7 +4,7 @@ winner, with a challenge won, a challenge lost and a final play."""
 from __future__ import annotations
 
 from tests.bot.conftest import GROUP_ID, BotHarness
-from tests.bot.play import game_state, has_op, join_by_button, play
+from tests.bot.play import game_state, has_op, join_by_button, latest_group_text, play, table_record
 from tests.support.updates import User
 from tgcheat.bot.callbacks import Op
 from tgcheat.engine.cards import Rank
@@ -62,8 +62,11 @@ async def test_a_full_four_player_game(bot: BotHarness) -> None:
     state = await game_state(bot)
     challenger = _user(state, state.turn)
     await bot.press(challenger, GROUP_ID, has_op(Op.CHALLENGE))
-    reveal = bot.fake.last_message(GROUP_ID)
-    assert "Caught bluffing!" in (reveal.plain_text or "")
+    # The reveal stays in the history as a line; the table is again the last bot message.
+    assert "Caught bluffing!" in latest_group_text(bot, "calls Cheat")
+    table = await table_record(bot)
+    assert bot.fake.last_message(GROUP_ID).message_id == table.message_id
+    assert "to play 2s" in (table.plain_text or "")
     after = await game_state(bot)
     assert len(after.players[state.seat_of(liar.id) or 0].hand) == 13
     assert after.turn == state.turn and after.required is Rank.TWO
@@ -74,7 +77,7 @@ async def test_a_full_four_player_game(bot: BotHarness) -> None:
     await bot.feed(
         bot.updates.callback(
             _user(after, (after.turn + 1) % 4),
-            bot.fake.message(GROUP_ID, lobby.message_id),
+            bot.fake.message(GROUP_ID, lobby.message_id),  # the old table, now the reveal
             f"c:{GROUP_ID}:{(await bot.store.load(GROUP_ID))[0].game_id}:1",  # type: ignore[union-attr]
         )
     )
@@ -95,7 +98,7 @@ async def test_a_full_four_player_game(bot: BotHarness) -> None:
     assert wrong_seat is not None
     held = len(state.players[wrong_seat].hand)
     await bot.press(wrong, GROUP_ID, has_op(Op.CHALLENGE))
-    assert "It was true!" in (bot.fake.last_message(GROUP_ID).plain_text or "")
+    assert "It was true!" in latest_group_text(bot, "calls Cheat")
     after = await game_state(bot)
     assert len(after.players[wrong_seat].hand) == held + len(state.pile)
 
@@ -108,7 +111,7 @@ async def test_a_full_four_player_game(bot: BotHarness) -> None:
             await play(bot, _user(state, state.turn), _truthful(state) or _lie(state))
         else:
             final = state.open_claims[-1]
-            table = bot.fake.message(GROUP_ID, lobby.message_id).plain_text or ""
+            table = (await table_record(bot)).plain_text or ""
             assert "Last cards!" in table
             answerers = [_user(state, s) for s in sorted(set(range(4)) - {final.seat})]
             if any(c.rank is not final.rank for c in final.cards):
@@ -124,11 +127,16 @@ async def test_a_full_four_player_game(bot: BotHarness) -> None:
         state = await game_state(bot)
     assert state.phase is Phase.FINISHED and state.result is not None
     winner = _user(state, state.result.winner or 0)
-    result = bot.fake.last_message(GROUP_ID).plain_text or ""
+    final_table = await table_record(bot)
+    result = final_table.plain_text or ""
+    assert bot.fake.last_message(GROUP_ID).message_id == final_table.message_id
     assert f"{winner.first_name} played out their hand and wins!" in result
-    print(bot.fake.message(GROUP_ID, lobby.message_id).plain_text)
-    print(result)
-    # The table shows the end and keeps no buttons; every hand message lost its keyboard.
-    assert bot.fake.message(GROUP_ID, lobby.message_id).reply_markup is None
+    assert "plays" in result and "bluff" in result
+    # The table shows the end with a Play again button only; every hand lost its keyboard and
+    # shows its own result.
+    assert [b["text"] for b in final_table.buttons] == ["🔁 Play again"]
     for user in PLAYERS:
-        assert not bot.fake.last_message(user.id).buttons
+        hand = bot.fake.last_message(user.id)
+        assert not hand.buttons
+        own = "You won!" if user == winner else "The game is over: you finished"
+        assert own in (hand.plain_text or "")

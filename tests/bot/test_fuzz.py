@@ -47,6 +47,7 @@ from tgcheat.bot.callbacks import (
     Op,
     Press,
     SettingsPress,
+    TablePress,
     TurnPress,
     parse,
 )
@@ -276,6 +277,30 @@ def legal_change(session: Session | None, user_id: int, press: Press) -> bool:
     return refusal(game, action) is None
 
 
+def _starts(session: Session | None, user_id: int, press: Press, admins: set[int]) -> bool:
+    """Start on a lobby (one opened by Play again), by its creator or an admin, with enough
+    players."""
+    if press.op is not Op.START or session is None or session.lobby is None:
+        return False
+    assert isinstance(press, TablePress)
+    if press.chat_id != GROUP_ID or press.game_id != session.game_id:
+        return False
+    lobby = session.lobby
+    enough = lobby.start_refusal() is None
+    return enough and (user_id == session.creator or user_id in admins)
+
+
+def _plays_again(session: Session | None, user_id: int, press: Press, admins: set[int]) -> bool:
+    """Play again on a finished game's table, by one of its players, its creator or an admin."""
+    if press.op is not Op.PLAY_AGAIN or session is None or session.game is None:
+        return False
+    assert isinstance(press, TablePress)
+    if press.chat_id != GROUP_ID or press.game_id != session.game_id or session.in_progress:
+        return False
+    players = {p.user_id for p in session.game.players if not p.left}
+    return user_id in players or user_id == session.creator or user_id in admins
+
+
 # --- pressing -----------------------------------------------------------------------------------
 
 
@@ -338,6 +363,20 @@ async def press(
     answer_text = str(answers[0].params.get("text") or "")
     after_session, after_version, _ = await fuzz.session()
     calls = fuzz.fake.calls[calls_before:]
+    # Telegram says who is an admin only of a chat the bot is in (StrictTelegram).
+    admins = {ADMIN.id} if GROUP_ID in fuzz.fake.chats else set()
+    if parsed is not None and _starts(session, user.id, parsed, admins):
+        assert after_version == version + 1, f"{data!r} by {user.first_name}: not dealt"
+        assert after_session is not None and after_session.game is not None
+        return True
+    if parsed is not None and _plays_again(session, user.id, parsed, admins):
+        # A new lobby with the finished game's players in it.
+        assert after_version == version + 1, f"{data!r} by {user.first_name}: no new lobby"
+        assert after_session is not None and after_session.lobby is not None
+        assert session is not None and session.game is not None
+        still_in = [(p.user_id, p.name) for p in session.game.players if not p.left]
+        assert list(after_session.lobby.players) == still_in
+        return True
     if legal:
         assert after_version == version + 1, f"legal {data!r} by {user.first_name} not applied"
         assert after_session is not None and after_session.game is not None

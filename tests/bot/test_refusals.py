@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from tests.bot.conftest import GROUP_ID, BotHarness, make_harness
-from tests.bot.play import game_state, has_op, join_by_button, play
+from tests.bot.play import game_state, has_op, join_by_button, latest_group_text, play
 from tests.support.updates import User, private
 from tgcheat.bot.callbacks import ClaimPress, HandPress, Op
 from tgcheat.engine.cards import Rank
@@ -192,7 +192,7 @@ async def test_a_new_process_on_the_same_redis_carries_on_the_game(bot: BotHarne
 async def test_stop_ends_the_game_for_its_creator_only(bot: BotHarness) -> None:
     await _started_game(bot)
     await bot.command(BOB, "/stop")
-    assert "Only whoever opened the game" in (bot.fake.last_message(GROUP_ID).plain_text or "")
+    assert latest_group_text(bot, "Only whoever opened the game")
     await bot.command(ALICE, "/stop")
     assert "The game was stopped." in (bot.fake.last_message(GROUP_ID).plain_text or "")
     state = await game_state(bot)

@@ -332,7 +332,7 @@ async def test_the_same_update_delivered_to_both_webhooks_is_applied_once(
         final, final_version = await stored(redis)
         assert final_version == after_version + 1 and final.game is not None
         assert final.game.pile == ()
-        assert shown() == (versions + 1, messages + 1), "one table edit, one reveal"
+        assert shown() == (versions + 2, messages + 1), "the table becomes the reveal, a new one"
         assert reveals(fake) == 1
         check(final.game)
 

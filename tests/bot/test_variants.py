@@ -9,6 +9,7 @@ from tests.bot.play import (
     has_op,
     install_game,
     join_by_button,
+    latest_group_text,
     play,
     seated,
 )
@@ -100,7 +101,7 @@ async def test_verju_opener_names_the_rank_and_the_next_player_answers_privately
     await bot.press(nxt, nxt.id, has_op(Op.CHALLENGE))
     after = await game_state(bot)
     assert after.pile == () and after.required is None
-    assert "calls Cheat" in (bot.fake.last_message(GROUP_ID).plain_text or "")
+    assert latest_group_text(bot, "calls Cheat")
 
 
 async def test_final_check_next_asks_only_the_next_player(bot: BotHarness) -> None:

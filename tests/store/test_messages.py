@@ -16,9 +16,18 @@ from tgcheat.table.session import MessageIds
 def test_message_ids_read_back_from_their_fields() -> None:
     ids = MessageIds(table=5, hands={1: 9, 2: 11}, told=frozenset({3}))
     fields = {name.encode(): str(value).encode() for name, value in message_fields(ids)}
-    assert fields == {b"m:table": b"5", b"m:hand:1": b"9", b"m:hand:2": b"11", b"m:told:3": b"1"}
+    assert fields == {
+        b"m:table": b"5",
+        b"m:buried": b"0",
+        b"m:hand:1": b"9",
+        b"m:hand:2": b"11",
+        b"m:told:3": b"1",
+    }
     assert message_ids(fields) == ids
     assert message_ids({}) == MessageIds()
+    buried = MessageIds(buried=True)
+    as_fields = {name.encode(): str(value).encode() for name, value in message_fields(buried)}
+    assert as_fields == {b"m:buried": b"1"} and message_ids(as_fields) == buried
 
 
 async def test_message_ids_are_kept_per_chat_with_its_session(redis: Redis) -> None:

@@ -65,7 +65,11 @@ def test_act_applies_the_engine_action_and_starts_the_next_turn_timer() -> None:
     )
     expected, expected_events = apply(state, Play(0, cards("A♣", "A♦"), Rank.ACE))
     assert events == tuple(expected_events)
-    assert after == dataclasses.replace(session, game=expected, deadline_ms=T0 + 5_000 + TURN_MS)
+    assert after == dataclasses.replace(
+        session, game=expected, deadline_ms=T0 + 5_000 + TURN_MS, tally=after.tally
+    )
+    assert after.tally.of(0).plays == 1 and after.tally.of(0).bluffs == 0
+    assert after.notice is None
 
 
 def test_act_for_a_typed_command_takes_the_current_game() -> None:

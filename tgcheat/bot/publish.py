@@ -4,26 +4,35 @@ state, so whatever the order of deliveries, a message shows a state that really 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Coroutine, Sequence
+import time
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
 from tgcheat.bot import views
 from tgcheat.bot.sender import Edit, Sender
 from tgcheat.engine.events import ChallengeResolved, Event, HandChanged
 from tgcheat.engine.state import GameState
-from tgcheat.i18n import translator
+from tgcheat.i18n import Translator, translator
 from tgcheat.store.games import GameStore
-from tgcheat.table.audiences import Audience, audience
+from tgcheat.table.audiences import Announcement, Audience, audience
 from tgcheat.table.session import MessageIds, Session
 
 #: A hand job's result when the player's private chat cannot be reached.
 UNREACHABLE = -1
 
 
+def wall_clock_ms() -> int:
+    return int(time.time() * 1000)
+
+
 class Publisher:
-    def __init__(self, store: GameStore, sender: Sender) -> None:
+    def __init__(
+        self, store: GameStore, sender: Sender, clock: Callable[[], int] = wall_clock_ms
+    ) -> None:
         self.store = store
         self.sender = sender
+        #: The time (Unix ms) a view says "seconds left" from.
+        self.clock = clock
 
     @property
     def bot_username(self) -> str:
@@ -63,10 +72,46 @@ class Publisher:
     async def _show_table(
         self, session: Session, messages: MessageIds, view: views.View
     ) -> None:
+        """The table edited in place; posted anew at the bottom when another bot message
+        buried it (the old one goes, so there is still one table)."""
         old = messages.table
+        if messages.buried:
+            await self._post_table(session.chat_id, old, view)
+            return
         new = await self.sender.upsert(session.chat_id, old, view)
         if new is not None and new != old:
             await self.store.messages.add(session.chat_id, MessageIds(table=new))
+
+    async def _post_table(
+        self, chat_id: int, old: int | None, view: views.View, *, history: str | None = None
+    ) -> None:
+        """A new table message at the bottom of the group (a notification). The old one keeps
+        ``history`` (a short line of what happened), or is deleted."""
+        if old is None and history is not None:
+            await self.sender.send(chat_id, views.View(history), silent=True)
+        new = await self.sender.send(chat_id, view)
+        if new is None:
+            return
+        await self.store.messages.add(chat_id, MessageIds(table=new))
+        if old is None:
+            return
+        if history is None:
+            await self.sender.delete(chat_id, old)
+        elif await self.sender.edit(chat_id, old, views.View(history)) is Edit.GONE:
+            await self.sender.send(chat_id, views.View(history), silent=True)
+
+    async def bring_table_down(self, chat_id: int) -> None:
+        """After another bot message in the group (a reply to a command): the live table is
+        the last one again, when the group's budget allows; else when it is next shown."""
+        session, messages = await self.store.load(chat_id)
+        if session is None or session.live_game is None or messages.table is None:
+            return
+        if not await self.store.budget.take(chat_id, self.clock()):
+            await self.store.messages.add(chat_id, MessageIds(buried=True))
+            return
+        tr = translator(session.language)
+        view = views.table_view(tr, session, session.live_game, self.bot_username, self.clock())
+        await self._post_table(chat_id, messages.table, view)
 
     # --- the game -----------------------------------------------------------------------------
 
@@ -79,37 +124,50 @@ class Publisher:
         table_deferred: bool = False,
     ) -> None:
         tr = translator(session.language)
-        shown = audience(state, events)
-        # A reveal deserves a notification, so it is a message of its own, before the table.
-        for announcement in shown.announcements:
-            if isinstance(announcement, ChallengeResolved):
-                await self.sender.send(session.chat_id, views.reveal_view(tr, state, announcement))
-            else:
-                text = views.passed_view(tr, state, announcement)
-                await self.sender.send(session.chat_id, views.View(text), silent=True)
-        if not shown.ended:
-            # The table (in the group) and the hands (in private chats) at once: a play waits
-            # for Telegram's answers to its requests side by side, not one after the other.
-            table = None if table_deferred else self.refresh_table(session, state, messages)
-            await self._publish_hands(session, state, shown, messages, alongside=table)
-            return
-        if not table_deferred:
-            await self.refresh_table(session, state, messages)
-        if state.result is not None:
-            result = views.result_view(tr, state, state.result)
-            if session.match is not None:
-                lines = [result.text, "", *views.scoreboard_lines(tr, session.match)]
-                markup = None if session.match.finished else views.next_game_markup(tr, session)
-                result = views.View("\n".join(lines), markup)
-            await self.sender.send(session.chat_id, result)
-        await self._publish_hands(session, state, shown, messages)
-        await self.store.messages.clear(session.chat_id, keep_table=True)
+        shown = audience(state, events, session.notice)
+        lines = [self._announcement(tr, state, a) for a in shown.announcements]
+        if table_deferred:
+            # Over the group's budget the reveals still go out, and the table waits for the
+            # clock (tgcheat.bot.timers), which posts it anew below them.
+            for line in lines:
+                await self.sender.send(session.chat_id, views.View(line))
+            if lines:
+                await self.store.messages.add(session.chat_id, MessageIds(buried=True))
+            table = None
+        elif shown.table_moves:
+            table = self._move_table_down(session, state, messages, lines)
+        else:
+            table = self.refresh_table(session, state, messages)
+        # The table (in the group) and the hands (in private chats) at once: a play waits
+        # for Telegram's answers to its requests side by side, not one after the other.
+        await self._publish_hands(session, state, shown, messages, alongside=table)
+        if shown.ended:
+            await self.store.messages.clear(session.chat_id, keep_table=True)
+
+    async def _move_table_down(
+        self, session: Session, state: GameState, messages: MessageIds, lines: list[str]
+    ) -> None:
+        """What happened stays in the history as short lines (the old table message becomes
+        the first), and the table comes back as the last message, which notifies."""
+        chat_id = session.chat_id
+        for line in lines[1:]:
+            await self.sender.send(chat_id, views.View(line), silent=True)
+        tr = translator(session.language)
+        view = views.table_view(tr, session, state, self.bot_username, self.clock())
+        await self._post_table(chat_id, messages.table, view, history=lines[0] if lines else None)
+
+    @staticmethod
+    def _announcement(tr: Translator, state: GameState, event: Announcement) -> str:
+        if isinstance(event, ChallengeResolved):
+            return views.reveal_view(tr, state, event).text
+        return views.passed_view(tr, state, event)
 
     async def show_anew(self, session: Session, state: GameState) -> None:
         """Post the table and every hand as new messages (the group's chat id changed)."""
         await self.refresh_table(session, state, MessageIds())
         everyone = tuple(HandChanged(seat) for seat in state.active_seats())
-        await self._publish_hands(session, state, audience(state, everyone), MessageIds())
+        shown = audience(state, everyone)
+        await self._publish_hands(session, state, shown, MessageIds())
 
     async def catch_up(self, session: Session, state: GameState, messages: MessageIds) -> None:
         """Show the stored state again, by edits only: the first delivery may still be
@@ -137,7 +195,7 @@ class Publisher:
         self, session: Session, state: GameState, messages: MessageIds
     ) -> None:
         tr = translator(session.language)
-        table = views.table_view(tr, session, state, self.bot_username)
+        table = views.table_view(tr, session, state, self.bot_username, self.clock())
         await self._show_table(session, messages, table)
 
     async def _publish_hands(

@@ -14,8 +14,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from tgcheat.bot.handlers.shell import wall_clock_ms
-from tgcheat.bot.publish import Publisher
+from tgcheat.bot.publish import Publisher, wall_clock_ms
 from tgcheat.store.games import GameStore
 from tgcheat.table import transitions as table
 from tgcheat.table.audiences import group_messages

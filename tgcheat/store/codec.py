@@ -23,6 +23,7 @@ from tgcheat.engine.state import (
     Player,
     Result,
 )
+from tgcheat.table.chronicle import GameTally, Notice, NoticeKind, SeatTally
 from tgcheat.table.session import Session
 
 _DEFAULT_RULES = Rules().to_dict()
@@ -40,6 +41,11 @@ def encode(session: Session) -> bytes:
     }
     if session.match is not None:
         doc["m"] = _match_doc(session.match)
+    if session.notice is not None:
+        notice = session.notice
+        doc["nt"] = [notice.kind.value, notice.seat, notice.cards]
+    if session.tally.seats:
+        doc["ty"] = _tally_doc(session.tally)
     if session.lobby is not None:
         doc["l"] = {"r": _rules_doc(session.lobby.rules), "p": session.lobby.players}
     if session.game is not None:
@@ -68,6 +74,33 @@ def decode(raw: bytes) -> Session:
         player_languages=tuple((uid, lang) for uid, lang in doc.get("pl", ())),
         deadline_ms=doc.get("dl", 0),
         match=_match_from_doc(doc["m"]) if "m" in doc else None,
+        notice=_notice_from_doc(doc["nt"]) if "nt" in doc else None,
+        tally=_tally_from_doc(doc["ty"]) if "ty" in doc else GameTally(),
+    )
+
+
+def _notice_from_doc(doc: list[Any]) -> Notice:
+    kind, seat, cards = doc
+    return Notice(NoticeKind(kind), seat, cards)
+
+
+def _tally_doc(tally: GameTally) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "s": [
+            [s.plays, s.bluffs, s.bluffs_caught, s.right_calls, s.wrong_calls, s.cards_taken]
+            for s in tally.seats
+        ]
+    }
+    if tally.biggest_pile is not None:
+        doc["b"] = list(tally.biggest_pile)
+    return doc
+
+
+def _tally_from_doc(doc: dict[str, Any]) -> GameTally:
+    biggest = doc.get("b")
+    return GameTally(
+        tuple(SeatTally(*seat) for seat in doc["s"]),
+        (biggest[0], biggest[1]) if biggest is not None else None,
     )
 
 

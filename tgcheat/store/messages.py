@@ -22,11 +22,12 @@ from tgcheat.store.scripts import (
 from tgcheat.store.timeout import bounded
 from tgcheat.table.session import MessageIds
 
-# The names after MESSAGE_FIELD: "table", "hand:<user id>" (the message id) and
-# "told:<user id>" (1: the group was told).
+# The names after MESSAGE_FIELD: "table", "hand:<user id>" (the message id),
+# "told:<user id>" (1: the group was told) and "buried" (1: the table is not the last message).
 _TABLE = "table"
 _HAND = "hand:"
 _TOLD = "told:"
+_BURIED = "buried"
 TABLE_FIELD = MESSAGE_FIELD + _TABLE
 
 
@@ -64,16 +65,19 @@ def message_ids(fields: dict[bytes, bytes]) -> MessageIds:
     table = None
     hands: dict[int, int] = {}
     told: set[int] = set()
+    buried = False
     prefix = len(MESSAGE_FIELD)
     for raw_name, value in fields.items():
         name = raw_name[prefix:].decode()
         if name == _TABLE:
             table = int(value)
+        elif name == _BURIED:
+            buried = value == b"1"
         elif name.startswith(_HAND):
             hands[int(name[len(_HAND) :])] = int(value)
         elif name.startswith(_TOLD):
             told.add(int(name[len(_TOLD) :]))
-    return MessageIds(table, hands, frozenset(told))
+    return MessageIds(table, hands, frozenset(told), buried)
 
 
 def message_fields(ids: MessageIds) -> list[tuple[str, int]]:
@@ -82,4 +86,6 @@ def message_fields(ids: MessageIds) -> list[tuple[str, int]]:
     fields += [(f"{MESSAGE_FIELD}{_TOLD}{user_id}", 1) for user_id in ids.told]
     if ids.table is not None:
         fields.append((TABLE_FIELD, ids.table))
+    if ids.table is not None or ids.buried:
+        fields.append((MESSAGE_FIELD + _BURIED, int(ids.buried)))
     return fields

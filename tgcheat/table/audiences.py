@@ -29,6 +29,7 @@ from tgcheat.engine.events import (
 from tgcheat.engine.game import can_accept, can_vote, challengeable
 from tgcheat.engine.rules import Challengers, FinalCheck
 from tgcheat.engine.state import Claim, GameState, Phase
+from tgcheat.table.chronicle import Notice
 
 #: Events the group is told of with a message of their own (a notification), before the table.
 Announcement = ChallengeResolved | Passed
@@ -38,63 +39,91 @@ Announcement = ChallengeResolved | Passed
 class Audience:
     """What a change of a game shows, and to whom."""
 
-    #: Group messages of their own, in order: each reveal and pass.
+    #: Group lines of their own, in order: each reveal and pass.
     announcements: tuple[Announcement, ...]
-    #: The game ended: the result goes to the group after the table.
+    #: The game ended: the final table (winner, places, summary) is posted.
     ended: bool
+    #: Last cards were played and are answered in the group: those who must answer are named
+    #: in a new table message (a notification).
+    final_in_group: bool
     #: Seats whose hand comes back as a new message (a notification).
     notified: frozenset[int]
     #: Seats whose hand message is edited in place.
     edited: frozenset[int]
 
     @property
+    def table_moves(self) -> bool:
+        """The table is posted anew at the bottom of the group (the old message keeps a short
+        line of what happened), so that it stays the last bot message and notifies."""
+        return bool(self.announcements) or self.ended or self.final_in_group
+
+    @property
     def group_messages(self) -> int:
-        """Group messages this change sends: the table edit, the announcements, the result
-        (counted against the group's budget with the change)."""
-        return 1 + len(self.announcements) + int(self.ended)
+        """Group requests this change costs (counted against the group's budget with it)."""
+        return _group_requests(len(self.announcements), self.table_moves)
 
     @property
     def hands(self) -> frozenset[int]:
         return self.notified | self.edited
 
 
-def audience(state: GameState, events: Sequence[Event]) -> Audience:
-    """Who is shown what after ``events`` brought the game to ``state``."""
+def _group_requests(announcements: int, table_moves: bool) -> int:
+    # A moving table: the old message edited into the first line, a message for each other
+    # line, the new table; else one edit.
+    return 1 + max(announcements, 1) if table_moves else 1
+
+
+def audience(state: GameState, events: Sequence[Event], notice: Notice | None = None) -> Audience:
+    """Who is shown what after ``events`` brought the game to ``state``; ``notice`` (what
+    happened without anyone's press) concerns one player, who is told in private."""
     rules = state.rules
     everyone = frozenset(range(len(state.players)))
     notified = {e.seat for e in events if isinstance(e, TurnStarted)}
     own_hand = {e.seat for e in events if isinstance(e, HandChanged)}
     changed = set(own_hand)
+    final_in_group = False
     for event in events:
-        if isinstance(event, FinalPlayPending) and rules.final_check is FinalCheck.NEXT:
-            notified |= event.answerers
+        if isinstance(event, FinalPlayPending):
+            if rules.final_check is FinalCheck.NEXT:
+                notified |= event.answerers
+            else:
+                final_in_group = True
+                # Their hands say the last cards are answered in the group.
+                changed |= event.answerers
         elif isinstance(event, PassRequested):
             notified |= event.voters
         elif isinstance(event, PassVoted | PassRefused | Passed):
             # Every hand shows the vote, or that it is over.
             changed |= everyone
-        elif isinstance(event, ChallengeResolved) and rules.challengers is Challengers.NEXT:
-            # The next player's Cheat! button in their hand is gone.
+        elif isinstance(event, ChallengeResolved):
+            # The Cheat! button in the hand of whoever was to answer the claim is gone.
             changed.add(event.challenger)
+            changed.add(state.next_active(event.claim.seat))
     changed = {seat for seat in changed if not state.players[seat].left} | own_hand
+    if notice is not None:
+        notified.add(notice.seat)
     ended = any(isinstance(e, GameEnded) for e in events)
+    announcements = tuple(e for e in events if isinstance(e, ChallengeResolved | Passed))
     if state.phase is Phase.FINISHED:
-        return Audience(_announcements(events), ended, frozenset(), everyone)
+        notified_seats = frozenset(notified) & ({notice.seat} if notice else set())
+        return Audience(announcements, ended, False, notified_seats, everyone - notified_seats)
     notified_seats = frozenset(notified)
     return Audience(
-        _announcements(events), ended, notified_seats, frozenset(changed) - notified_seats
+        announcements,
+        ended,
+        final_in_group,
+        notified_seats,
+        frozenset(changed) - notified_seats,
     )
 
 
-def _announcements(events: Sequence[Event]) -> tuple[Announcement, ...]:
-    return tuple(e for e in events if isinstance(e, ChallengeResolved | Passed))
-
-
 def group_messages(events: Sequence[Event]) -> int:
-    """How many group messages publishing ``events`` sends (without the state: the count
-    depends on the events alone)."""
+    """How many group requests publishing ``events`` costs (the events alone decide it)."""
     announcements = sum(isinstance(e, ChallengeResolved | Passed) for e in events)
-    return 1 + announcements + int(any(isinstance(e, GameEnded) for e in events))
+    # Last cards answered in private move no table either: counted anyway (the events do not
+    # say which rule applies), one request more than is spent.
+    moves = announcements > 0 or any(isinstance(e, GameEnded | FinalPlayPending) for e in events)
+    return _group_requests(announcements, moves)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +151,8 @@ class PrivateAnswers:
 
     #: Last cards they must believe or call Cheat! on.
     final: Claim | None = None
-    #: Plays they alone may call Cheat! on (``challengers=next``).
+    #: Plays they may call Cheat! on from their hand: the last claim for the player to play
+    #: (under ``challengers=next`` only they may).
     challengeable: tuple[Claim, ...] = ()
     #: Seat of the player whose request to pass they vote on.
     vote_for: int | None = None
@@ -140,7 +170,11 @@ def private_answers(state: GameState, seat: int) -> PrivateAnswers:
             return PrivateAnswers(final=final, vote_for=_vote_for(state, seat))
         return PrivateAnswers(vote_for=_vote_for(state, seat), final_in_group=True)
     claims: tuple[Claim, ...] = ()
-    if rules.challengers is Challengers.NEXT and state.phase is Phase.PLAYING:
+    if state.phase is Phase.PLAYING and (
+        rules.challengers is Challengers.NEXT or (seat == state.turn and state.open_claims)
+    ):
+        # The player to play may doubt the last claim from their own turn message, whoever
+        # else may call Cheat! too.
         claims = challengeable(state, seat)
     vote_for = _vote_for(state, seat)
     if not claims and vote_for is None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from tgcheat.engine.lobby import Lobby
 from tgcheat.engine.match import Match
 from tgcheat.engine.rules import Rules
 from tgcheat.engine.state import GameState, Phase
+from tgcheat.table.chronicle import GameTally, Notice
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +33,10 @@ class Session:
     deadline_ms: int = 0
     #: The match this game belongs to, when the rules play more than one game.
     match: Match | None = None
+    #: The last thing that happened without anyone's press (a timeout, a removal).
+    notice: Notice | None = None
+    #: The game so far, for its summary at the end.
+    tally: GameTally = field(default_factory=GameTally)
 
     def language_of(self, user_id: int) -> str:
         return next((lang for uid, lang in self.player_languages if uid == user_id), self.language)
@@ -67,28 +72,25 @@ class MessageIds:
     #: Each player's hand message, by user id.
     hands: Mapping[int, int] = field(default_factory=dict)
     told: frozenset[int] = frozenset()
+    #: Another bot message was sent to the group after the table: the table is no longer the
+    #: last one, and is posted anew when it is next shown.
+    buried: bool = False
 
     def hand(self, user_id: int) -> int | None:
         return self.hands.get(user_id)
 
-    def with_hands(self, hands: Mapping[int, int]) -> MessageIds:
-        return MessageIds(self.table, {**self.hands, **hands}, self.told)
-
     def merged(self, other: MessageIds) -> MessageIds:
-        """These ids updated by ``other`` (what was sent since they were read)."""
+        """These ids updated by ``other`` (what was sent since they were read): a new table
+        message is at the bottom of the chat, unless ``other`` says it is buried."""
+        table_news = other.table is not None or other.buried
         return MessageIds(
             other.table if other.table is not None else self.table,
             {**self.hands, **other.hands},
             self.told | other.told,
+            other.buried if table_news else self.buried,
         )
 
     @property
     def empty(self) -> bool:
-        return self.table is None and not self.hands and not self.told
+        return self.table is None and not self.hands and not self.told and not self.buried
 
-    @staticmethod
-    def of_hands(hands: Iterable[tuple[int, int]]) -> MessageIds:
-        return MessageIds(hands=dict(hands))
-
-
-NO_MESSAGES = MessageIds()

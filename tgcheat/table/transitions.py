@@ -35,6 +35,7 @@ from tgcheat.engine.lobby import leave as leave_lobby
 from tgcheat.engine.match import is_over, new_match, next_seating, record_game
 from tgcheat.engine.rules import MatchKind, Rules
 from tgcheat.engine.state import GameState, Phase
+from tgcheat.table.chronicle import GameTally, Notice, NoticeKind, notice_of, tallied
 from tgcheat.table.clock import clock_action, game_deadline, lobby_deadline
 from tgcheat.table.commands import GameCommand, LeaveGame, to_action
 from tgcheat.table.refusals import AdminUnknown, SessionRefusal, SessionRefused
@@ -109,8 +110,9 @@ def in_progress(session: Session | None) -> Session:
 
 
 def advance(session: Session, state: GameState, events: Sequence[Event], now_ms: int) -> Session:
-    """The session after its game became ``state``: the next deadline, and the match's score
-    when a game of a match has just ended."""
+    """The session after its game became ``state``: the next deadline, the match's score when
+    a game of a match has just ended, the game's tally, and the notice of what happened
+    without anyone's press (none after a person's own move)."""
     match = session.match
     was_finished = session.game is not None and session.game.phase is Phase.FINISHED
     if match is not None and state.phase is Phase.FINISHED and not was_finished:
@@ -125,7 +127,21 @@ def advance(session: Session, state: GameState, events: Sequence[Event], now_ms:
         game=state,
         match=match,
         deadline_ms=game_deadline(previous, state, events, now_ms),
+        notice=notice_of(events),
+        tally=tallied(session.tally, state.rules, len(state.players), events),
     )
+
+
+def _noticed(
+    changed: tuple[Session, Events], kind: NoticeKind, user_id: int
+) -> tuple[Session, Events]:
+    """A player's leaving, as the table and they themselves are told of it."""
+    session, events = changed
+    game = session.game
+    seat = game.seat_of(user_id) if game is not None else None
+    if seat is None or not events:
+        return changed
+    return dataclasses.replace(session, notice=Notice(kind, seat)), events
 
 
 # --- the lobby ---------------------------------------------------------------------------------
@@ -186,7 +202,9 @@ def start(
     seating = random_seating(lobby.players, rng)
     state, events = new_game(lobby.rules, seating, rng)
     match = None if lobby.rules.match is MatchKind.SINGLE else new_match(lobby.rules, seating)
-    started = dataclasses.replace(session, lobby=None, match=match, deadline_ms=0)
+    started = dataclasses.replace(
+        session, lobby=None, match=match, deadline_ms=0, notice=None, tally=GameTally()
+    )
     return advance(started, state, events, now_ms), tuple(events)
 
 
@@ -232,7 +250,8 @@ def leave_table(session: Session | None, user_id: int, now_ms: int) -> tuple[Ses
     """/leave: out of the lobby, or out of the game (the hand set aside)."""
     if session is not None and session.lobby is not None:
         return leave(session, user_id), ()
-    return act(session, game_id=None, command=LeaveGame(user_id), now_ms=now_ms)
+    left = act(session, game_id=None, command=LeaveGame(user_id), now_ms=now_ms)
+    return _noticed(left, NoticeKind.LEFT, user_id)
 
 
 def stop(session: Session | None, *, actor: Actor, now_ms: int) -> tuple[Session, Events]:
@@ -245,7 +264,9 @@ def stop(session: Session | None, *, actor: Actor, now_ms: int) -> tuple[Session
     return advance(session, state, events, now_ms), tuple(events)
 
 
-def remove(session: Session | None, user_id: int, now_ms: int) -> tuple[Session | None, Events]:
+def remove(
+    session: Session | None, user_id: int, now_ms: int, kind: NoticeKind = NoticeKind.LEFT
+) -> tuple[Session | None, Events]:
     """A person is no longer at the table (kicked, or gone from the group): out of the lobby,
     or out of the game (their hand set aside). Nothing changes when they were not in it."""
     if session is None:
@@ -259,7 +280,7 @@ def remove(session: Session | None, user_id: int, now_ms: int) -> tuple[Session 
     if game is None or seat is None or game.players[seat].left:
         return session, ()
     state, events = apply(game, Leave(seat))
-    return advance(session, state, events, now_ms), tuple(events)
+    return _noticed((advance(session, state, events, now_ms), tuple(events)), kind, user_id)
 
 
 def kick(
@@ -278,7 +299,33 @@ def kick(
         seat = game.seat_of(target) if game is not None else None
         if game is None or seat is None or game.players[seat].left:
             raise ActionRefused(Refusal.NOT_IN_GAME)
-    return remove(session, target, now_ms)
+    return remove(session, target, now_ms, NoticeKind.KICKED)
+
+
+def play_again(
+    session: Session | None, *, game_id: str, actor: Actor, new_game_id: str, now_ms: int
+) -> Session:
+    """Play again, from a finished game's table: a new lobby with the same players already
+    joined (each may leave), opened by a player of that game, its creator or an admin."""
+    if session is None or session.game_id != game_id or session.in_progress:
+        raise _refuse(SessionRefusal.STALE)
+    game = session.game
+    if game is None or (session.match is not None and not session.match.finished):
+        raise _refuse(SessionRefusal.STALE)
+    players = tuple((p.user_id, p.name) for p in game.players if not p.left)
+    played = any(user_id == actor.user_id for user_id, _ in players)
+    if not played and actor.user_id != session.creator and not _admin(actor):
+        raise _refuse(SessionRefusal.NOT_ALLOWED)
+    return Session(
+        chat_id=session.chat_id,
+        game_id=new_game_id,
+        creator=actor.user_id,
+        lobby=Lobby(creator=actor.user_id, rules=game.rules, players=players),
+        title=session.title,
+        language=session.language,
+        player_languages=session.player_languages,
+        deadline_ms=lobby_deadline(now_ms),
+    )
 
 
 def _player_in_seat(session: Session, seat_number: str) -> int | None:
@@ -309,7 +356,9 @@ def next_game(
     if is_over(session.match) or game is None or game.phase is not Phase.FINISHED:
         raise _refuse(SessionRefusal.STALE)
     state, events = new_game(session.match.rules, next_seating(session.match), rng)
-    fresh = dataclasses.replace(session, game_id=new_game_id, deadline_ms=0)
+    fresh = dataclasses.replace(
+        session, game_id=new_game_id, deadline_ms=0, notice=None, tally=GameTally()
+    )
     return advance(fresh, state, events, now_ms), tuple(events)
 
 

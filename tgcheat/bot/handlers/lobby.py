@@ -226,6 +226,36 @@ class LobbyHandlers:
         await shell.show(committed)
 
 
+    async def play_again(self, tap: Tap, press: TablePress) -> None:
+        """A new lobby with the finished game's players already in it."""
+        shell = self.shell
+        now, game_id = shell.clock(), new_game_id()
+
+        async def attempt(actor: Actor) -> Committed[None]:
+            return await shell.store.transact(
+                press.chat_id,
+                lambda current: (
+                    table.play_again(
+                        current,
+                        game_id=press.game_id,
+                        actor=actor,
+                        new_game_id=game_id,
+                        now_ms=now,
+                    ),
+                    None,
+                ),
+                update_id=tap.update_id,
+            )
+
+        committed = await shell.as_actor(press.chat_id, tap.user_id, attempt)
+        await shell.sender.answer(tap.query_id)
+        if not committed.changed or committed.session is None:
+            return
+        if tap.chat_id is not None and tap.message_id is not None:
+            await shell.sender.edit_markup(tap.chat_id, tap.message_id, None)
+        await shell.publisher.post_lobby(committed.session, committed.messages)
+
+
 def _group_of_payload(text: str) -> int | None:
     try:
         chat_id = int(text)

@@ -112,6 +112,8 @@ class Routes:
                 await self.lobby.deal(tap, press)
             case TablePress(op=Op.CANCEL):
                 await self.lobby.cancel(tap, press)
+            case TablePress(op=Op.PLAY_AGAIN):
+                await self.lobby.play_again(tap, press)
             case TablePress():
                 await self.lobby.next_game(tap, press)
             case ClaimPress():

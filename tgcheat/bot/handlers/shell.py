@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import secrets
 import string
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from random import SystemRandom
@@ -24,7 +23,7 @@ from telegram.error import BadRequest, Forbidden
 from telegram.ext import ContextTypes
 
 from tgcheat.bot import views
-from tgcheat.bot.publish import Publisher
+from tgcheat.bot.publish import Publisher, wall_clock_ms
 from tgcheat.bot.sender import Sender
 from tgcheat.engine.events import Event
 from tgcheat.engine.game import ActionRefused, RandomSource
@@ -126,10 +125,6 @@ def new_game_id() -> str:
     return "".join(secrets.choice(_GAME_ID_ALPHABET) for _ in range(6))
 
 
-def wall_clock_ms() -> int:
-    return int(time.time() * 1000)
-
-
 class Shell:
     def __init__(self, store: GameStore, sender: Sender, publisher: Publisher) -> None:
         self.store = store
@@ -175,9 +170,13 @@ class Shell:
     # --- answers -------------------------------------------------------------------------------
 
     async def tell(self, asker: Asker, view: views.View) -> None:
-        """A message to whoever asked: in the chat they wrote in, as a reply in a group."""
-        if asker.chat_id is not None:
-            await self.sender.send(asker.chat_id, view, reply_to=asker.message_id)
+        """A message to whoever asked: in the chat they wrote in, as a reply in a group (and
+        the live table comes back below it)."""
+        if asker.chat_id is None:
+            return
+        await self.sender.send(asker.chat_id, view, reply_to=asker.message_id)
+        if asker.chat_id < 0:
+            await self.publisher.bring_table_down(asker.chat_id)
 
     async def reply(self, asker: Asker, text: str, **fields: str) -> None:
         tr = await self.language_of(asker)

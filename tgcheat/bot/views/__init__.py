@@ -20,6 +20,7 @@ from tgcheat.bot.views.base import (
     in_rows,
     join_payload,
     keyboard,
+    mention_html,
     name_html,
     rules_name,
 )
@@ -34,11 +35,14 @@ from tgcheat.bot.views.settings import (
     settings_view,
 )
 from tgcheat.bot.views.table import (
+    final_table_view,
     next_game_markup,
+    notice_line,
     passed_view,
-    result_view,
+    result_lines,
     reveal_view,
     scoreboard_lines,
+    summary_lines,
     table_view,
 )
 
@@ -55,6 +59,7 @@ __all__ = [
     "claim_line",
     "count_cards",
     "deep_link",
+    "final_table_view",
     "hand_payload",
     "hand_text",
     "hand_view",
@@ -65,16 +70,19 @@ __all__ = [
     "language_view",
     "lobby_closed_view",
     "lobby_view",
+    "mention_html",
     "name_html",
     "next_game_markup",
+    "notice_line",
     "option_view",
     "passed_view",
     "refusal_text",
-    "result_view",
+    "result_lines",
     "reveal_view",
     "rules_name",
     "rules_view",
     "scoreboard_lines",
     "settings_view",
+    "summary_lines",
     "table_view",
 ]

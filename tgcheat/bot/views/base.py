@@ -52,6 +52,11 @@ def name_html(name: str) -> str:
     return f"<b>{html.escape(clean)}</b>"
 
 
+def mention_html(name: str, user_id: int) -> str:
+    """A user's name that notifies them (a mention), safe in an HTML message."""
+    return f'<a href="tg://user?id={user_id}">{name_html(name)}</a>'
+
+
 def deep_link(bot_username: str, payload: str) -> str:
     return f"https://t.me/{bot_username}?start={payload}"
 

@@ -17,9 +17,10 @@ from tgcheat.engine.game import (
 from tgcheat.engine.rules import (
     Passing,
 )
-from tgcheat.engine.state import GameState, Phase
+from tgcheat.engine.state import EndReason, GameState, Phase
 from tgcheat.i18n import Translator
 from tgcheat.table.audiences import PrivateAnswers, private_answers
+from tgcheat.table.chronicle import Notice, NoticeKind
 from tgcheat.table.session import Session
 
 
@@ -47,11 +48,15 @@ def hand_view(
         ),
         hand_text(tr, held) if player.hand else tr._("none"),
     ]
+    notice = session.notice
+    if notice is not None and notice.seat == seat:
+        lines[:0] = [_private_notice(tr, state, seat, notice), ""]
     if state.phase is Phase.FINISHED:
-        lines += ["", tr._("The game is over.")]
+        lines += ["", *_own_result(tr, session, state, seat)]
         return View("\n".join(lines))
     if player.left:
-        lines += ["", tr._("You have left this game.")]
+        if notice is None or notice.seat != seat:
+            lines += ["", tr._("You have left this game.")]
         return View("\n".join(lines))
     selected = Counter(Rank.from_code(code) for code in selection)
     answers = private_answers(state, seat)
@@ -69,6 +74,64 @@ def hand_view(
     elif answers.final_in_group:
         lines += ["", tr._("Last cards were played: answer in the group.")]
     return View("\n".join(lines), keyboard(rows) if rows else None)
+
+
+def _private_notice(tr: Translator, state: GameState, seat: int, notice: Notice) -> str:
+    """What happened to this player without their press, told to them alone."""
+    match notice.kind:
+        case NoticeKind.TIMED_OUT:
+            text = tr.ngettext(
+                "⏰ Your time ran out: {count} card was played for you.",
+                "⏰ Your time ran out: {count} cards were played for you.",
+                notice.cards,
+            ).format(count=notice.cards)
+            limit = state.rules.afk_limit
+            missed = state.players[seat].timeouts
+            if limit > missed:
+                text += " " + tr.ngettext(
+                    "Miss {count} more turn in a row and you are out of the game.",
+                    "Miss {count} more turns in a row and you are out of the game.",
+                    limit - missed,
+                ).format(count=limit - missed)
+            return text
+        case NoticeKind.BELIEVED_BY_CLOCK:
+            return tr._("⏰ Time was up: the last cards were believed.")
+        case NoticeKind.REMOVED_FOR_TIMEOUTS:
+            return tr._("⏰ You missed too many turns in a row and are out of this game.")
+        case NoticeKind.KICKED:
+            return tr._("🚪 You were removed from this game.")
+        case NoticeKind.LEFT:
+            return tr._("🚪 You left this game.")
+
+
+def _own_result(tr: Translator, session: Session, state: GameState, seat: int) -> list[str]:
+    """The player's own end of the game: their place, and their own bluffs (which only they
+    know) and calls."""
+    result = state.result
+    place = dict(result.places).get(seat) if result is not None else None
+    if result is not None and result.winner == seat:
+        lines = [tr._("🏆 You won!")]
+    elif place is not None and result is not None and result.reason is not EndReason.STOPPED:
+        lines = [
+            tr._("🏁 The game is over: you finished {place} of {count}.").format(
+                place=place, count=len(result.places)
+            )
+        ]
+    else:
+        lines = [tr._("🏁 The game is over.")]
+    mine = session.tally.of(seat)
+    lines.append(
+        tr.ngettext(
+            "Your bluffs: {count}, caught {caught}.",
+            "Your bluffs: {count}, caught {caught}.",
+            mine.bluffs,
+        ).format(count=mine.bluffs, caught=mine.bluffs_caught)
+        + " "
+        + tr._("Your Cheat! calls: {right} right, {wrong} wrong.").format(
+            right=mine.right_calls, wrong=mine.wrong_calls
+        )
+    )
+    return lines
 
 
 def _turn_prompt(tr: Translator, state: GameState, limit: int) -> str:

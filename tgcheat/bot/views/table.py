@@ -17,6 +17,7 @@ from tgcheat.bot.views.base import (
     deep_link,
     hand_payload,
     keyboard,
+    mention_html,
     name_html,
 )
 from tgcheat.engine.events import ChallengeResolved, Passed
@@ -27,25 +28,49 @@ from tgcheat.engine.match import Match, scoreboard
 from tgcheat.engine.state import EndReason, GameState, Phase, Result
 from tgcheat.i18n import N_, Translator
 from tgcheat.table.audiences import table_answer
+from tgcheat.table.chronicle import GameTally, Notice, NoticeKind
 from tgcheat.table.session import Session
 
 
-def table_view(tr: Translator, session: Session, state: GameState, bot_username: str) -> View:
+def table_view(
+    tr: Translator,
+    session: Session,
+    state: GameState,
+    bot_username: str,
+    now_ms: int | None = None,
+) -> View:
+    """The table in the group; ``now_ms`` (when it is being published) shows the time left
+    to answer last cards."""
+    if state.phase is Phase.FINISHED and state.result is not None:
+        return final_table_view(tr, session, state, state.result)
     lines = [tr._("🃏 <b>Cheat</b> · pile: {pile}").format(pile=count_cards(tr, len(state.pile)))]
     for seat, player in enumerate(state.players):
         marker = "▶️ " if state.phase is Phase.PLAYING and seat == state.turn else ""
         status = tr._("left the game") if player.left else count_cards(tr, len(player.hand))
         lines.append(f"{seat + 1}. {marker}{name_html(player.name)} · {status}")
     lines.append("")
+    if session.notice is not None:
+        lines.append(notice_line(tr, state, session.notice))
     last = state.last_claim
     if state.phase is Phase.FINAL_CHECK and last is not None:
         lines.append(tr._("⏳ Last cards! {claim}").format(claim=claim_line(tr, state, last)))
         waiting = sorted(final_answerers(state) - state.accepted)
         lines.append(
-            tr._("Waiting for {names} to believe it or call Cheat!").format(
-                names=", ".join(name_html(state.players[s].name) for s in waiting)
+            tr._("{names}: believe it or call Cheat!").format(
+                names=", ".join(
+                    mention_html(state.players[s].name, state.players[s].user_id) for s in waiting
+                )
             )
         )
+        left = _seconds_left(session, now_ms)
+        if left is not None:
+            lines.append(
+                tr.ngettext(
+                    "⏱ {seconds} second left, then it is believed.",
+                    "⏱ {seconds} seconds left, then it is believed.",
+                    left,
+                ).format(seconds=left)
+            )
     elif state.phase is Phase.PLAYING:
         if last is not None:
             lines.append(tr._("Last play: {claim}").format(claim=claim_line(tr, state, last)))
@@ -64,9 +89,35 @@ def table_view(tr: Translator, session: Session, state: GameState, bot_username:
                 )
             )
         lines.append(_turn_line(tr, state))
-    else:
-        lines.append(tr._("🏁 The game is over."))
     return View("\n".join(lines), _table_keyboard(tr, session, state, bot_username))
+
+
+def _seconds_left(session: Session, now_ms: int | None) -> int | None:
+    if now_ms is None or session.deadline_ms == 0 or session.deadline_ms <= now_ms:
+        return None
+    return (session.deadline_ms - now_ms + 999) // 1000
+
+
+def notice_line(tr: Translator, state: GameState, notice: Notice) -> str:
+    """What happened without anyone's press, as the table tells it."""
+    name = name_html(state.players[notice.seat].name)
+    match notice.kind:
+        case NoticeKind.TIMED_OUT:
+            return tr.ngettext(
+                "⏰ {name} ran out of time: {count} card was played for them.",
+                "⏰ {name} ran out of time: {count} cards were played for them.",
+                notice.cards,
+            ).format(name=name, count=notice.cards)
+        case NoticeKind.BELIEVED_BY_CLOCK:
+            return tr._("⏰ Time is up: the last cards are believed.")
+        case NoticeKind.REMOVED_FOR_TIMEOUTS:
+            return tr._("⏰ {name} missed too many turns and is out of the game.").format(
+                name=name
+            )
+        case NoticeKind.KICKED:
+            return tr._("🚪 {name} was removed from the game.").format(name=name)
+        case NoticeKind.LEFT:
+            return tr._("🚪 {name} left the game.").format(name=name)
 
 
 def _turn_line(tr: Translator, state: GameState) -> str:
@@ -160,7 +211,22 @@ def next_game_markup(tr: Translator, session: Session) -> Keyboard:
     return keyboard([[button(tr._("▶️ Next game"), callback_data=press.encode())]])
 
 
-def result_view(tr: Translator, state: GameState, result: Result) -> View:
+def final_table_view(tr: Translator, session: Session, state: GameState, result: Result) -> View:
+    """The table once the game is over: the winner, the places, what the game revealed, and
+    the way on (the match's next game, or another game with the same players)."""
+    lines = [*result_lines(tr, state, result), "", *summary_lines(tr, state, session.tally)]
+    match = session.match
+    if match is not None:
+        lines += ["", *scoreboard_lines(tr, match)]
+    if match is not None and not match.finished:
+        markup = next_game_markup(tr, session)
+    else:
+        again = TablePress(Op.PLAY_AGAIN, session.chat_id, session.game_id)
+        markup = keyboard([[button(tr._("🔁 Play again"), callback_data=again.encode())]])
+    return View("\n".join(lines), markup)
+
+
+def result_lines(tr: Translator, state: GameState, result: Result) -> list[str]:
     players = state.players
     headline = {
         EndReason.WENT_OUT: N_("🏆 {name} played out their hand and wins!"),
@@ -194,8 +260,39 @@ def result_view(tr: Translator, state: GameState, result: Result) -> View:
                 cards=count_cards(tr, len(players[seat].hand)),
             )
         )
-    lines.append("")
-    lines.append(tr._("Send /new for another game."))
-    return View("\n".join(lines))
+    return lines
 
 
+def summary_lines(tr: Translator, state: GameState, tally: GameTally) -> list[str]:
+    """The game in a few lines, from what it revealed (never a bluff that was not caught)."""
+    lines = [
+        tr.ngettext("📊 {count} play", "📊 {count} plays", state.plays).format(count=state.plays)
+        + " · "
+        + tr.ngettext(
+            "{count} bluff caught", "{count} bluffs caught", tally.bluffs_caught
+        ).format(count=tally.bluffs_caught)
+        + " · "
+        + tr.ngettext("{count} wrong call", "{count} wrong calls", tally.wrong_calls).format(
+            count=tally.wrong_calls
+        )
+    ]
+    if tally.biggest_pile is not None:
+        taken, seat = tally.biggest_pile
+        lines.append(
+            tr.ngettext(
+                "🧺 Biggest pile taken: {count} card, by {name}.",
+                "🧺 Biggest pile taken: {count} cards, by {name}.",
+                taken,
+            ).format(count=taken, name=name_html(state.players[seat].name))
+        )
+    sharpest = max(range(len(state.players)), key=lambda s: tally.of(s).right_calls)
+    if tally.of(sharpest).right_calls > 0:
+        right = tally.of(sharpest).right_calls
+        lines.append(
+            tr.ngettext(
+                "🔎 Sharpest eye: {name}, {count} bluff caught.",
+                "🔎 Sharpest eye: {name}, {count} bluffs caught.",
+                right,
+            ).format(name=name_html(state.players[sharpest].name), count=right)
+        )
+    return lines
