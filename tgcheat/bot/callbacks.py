@@ -40,7 +40,7 @@ class Op(enum.StrEnum):
     START = "s"
     CANCEL = "x"
     NEXT_GAME = "g"
-    PLAY_AGAIN = "e"
+    PLAY_AGAIN = "w"
     CHALLENGE = "c"
     ACCEPT = "a"
     PASS = "q"
