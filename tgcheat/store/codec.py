@@ -23,7 +23,7 @@ from tgcheat.engine.state import (
     Player,
     Result,
 )
-from tgcheat.table.session import Session
+from tgcheat.table.session import LobbyClock, Session
 
 _DEFAULT_RULES = Rules().to_dict()
 
@@ -42,6 +42,8 @@ def encode(session: Session) -> bytes:
         doc["m"] = _match_doc(session.match)
     if session.lobby is not None:
         doc["l"] = {"r": _rules_doc(session.lobby.rules), "p": session.lobby.players}
+    if session.lobby_clock is not None:
+        doc["lc"] = [session.lobby_clock.touched_ms, session.lobby_clock.minimum_reached_ms]
     if session.game is not None:
         doc["s"] = _state_doc(session.game)
     return orjson.dumps(doc)
@@ -68,6 +70,8 @@ def decode(raw: bytes) -> Session:
         player_languages=tuple((uid, lang) for uid, lang in doc.get("pl", ())),
         deadline_ms=doc.get("dl", 0),
         match=_match_from_doc(doc["m"]) if "m" in doc else None,
+        # Absent from documents stored before lobbies had a clock (see ``lobby_clock_of``).
+        lobby_clock=LobbyClock(*doc["lc"]) if "lc" in doc else None,
     )
 
 
