@@ -43,7 +43,7 @@ BUTTON_LIMIT = 24
 MOST_CARDS_IN_A_PLAY = 13
 
 #: Placeholders that hold the number a plural message counts.
-COUNT_PLACEHOLDERS = frozenset({"count", "most", "games", "n", "plays"})
+COUNT_PLACEHOLDERS = frozenset({"count", "most", "games", "n", "plays", "minutes", "seconds"})
 #: CLDR plural categories, in the order gettext numbers the forms.
 _CATEGORY_ORDER = ("zero", "one", "two", "few", "many", "other")
 #: Counts a game can show: cards, plays, games, seconds.
@@ -77,6 +77,8 @@ SAMPLES = Samples(
     games=3,
     score=5,
     n=3,
+    minutes=3,
+    seconds=10,
 )
 
 

@@ -52,7 +52,12 @@ def test_a_row_of_ranks_is_encoded_as_each_press_alone(
 
 
 presses: st.SearchStrategy[Press] = st.one_of(
-    st.builds(TablePress, st.sampled_from([Op.START, Op.CANCEL, Op.NEXT_GAME]), chat_ids, game_ids),
+    st.builds(
+        TablePress,
+        st.sampled_from([Op.START, Op.LEAVE, Op.CANCEL, Op.NEXT_GAME]),
+        chat_ids,
+        game_ids,
+    ),
     st.builds(ClaimPress, st.sampled_from([Op.CHALLENGE, Op.ACCEPT]), chat_ids, game_ids, numbers),
     st.builds(
         TurnPress, st.sampled_from([Op.PASS, Op.VOTE_YES, Op.VOTE_NO]), chat_ids, game_ids, numbers

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import random
 
+import orjson
 import pytest
 
 from tests.engine.helpers import random_action
@@ -14,7 +15,7 @@ from tgcheat.engine.lobby import Lobby
 from tgcheat.engine.rules import Rules
 from tgcheat.engine.state import Phase
 from tgcheat.store.codec import decode, encode
-from tgcheat.table.session import Session
+from tgcheat.table.session import LobbyClock, Session
 
 
 def test_a_session_survives_encoding_at_every_step_of_a_game() -> None:
@@ -28,6 +29,21 @@ def test_a_session_survives_encoding_at_every_step_of_a_game() -> None:
         assert again.game == state
     lobby = Session(CHAT, "zz9", 5, lobby=Lobby(5, Rules(max_cards=0), ((5, "Ann <&>"),)))
     assert decode(encode(lobby)) == lobby
+
+
+def test_a_lobby_keeps_its_clock_and_a_document_stored_without_one_still_reads() -> None:
+    lobby = Session(
+        CHAT,
+        "zz9",
+        5,
+        lobby=Lobby(5, Rules(), ((5, "Ann"), (6, "Bob"), (7, "Cy"))),
+        deadline_ms=1_700_000_180_000,
+        lobby_clock=LobbyClock(touched_ms=1_700_000_000_500, minimum_reached_ms=1_700_000_000_000),
+    )
+    assert decode(encode(lobby)) == lobby
+    older = orjson.loads(encode(lobby))
+    del older["lc"]
+    assert decode(orjson.dumps(older)) == dataclasses.replace(lobby, lobby_clock=None)
 
 
 def test_a_six_player_game_is_small() -> None:

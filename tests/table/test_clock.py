@@ -127,19 +127,19 @@ def test_tick_before_the_deadline_does_nothing() -> None:
     """The very same session: the store writes nothing."""
     for session in (lobby(players=(1,)), at_table(_three_players(), deadline_ms=T0 + TURN_MS)):
         early = session.deadline_ms - 1
-        assert tick(session, early) == (session, ())
-        assert tick(session, early)[0] is session
+        assert tick(session, early, rng=random.Random(0)) == (session, ())
+        assert tick(session, early, rng=random.Random(0))[0] is session
 
 
 def test_tick_without_a_deadline_does_nothing() -> None:
     session = at_table(_three_players(Rules(turn_timeout_s=0)), deadline_ms=0)
-    assert tick(session, T0 + 10**9)[0] is session
-    assert tick(None, T0) == (None, ())
+    assert tick(session, T0 + 10**9, rng=random.Random(0))[0] is session
+    assert tick(None, T0, rng=random.Random(0)) == (None, ())
 
 
 def test_tick_closes_a_lobby_nobody_started() -> None:
     session = lobby(players=(1, 2))
-    closed, events = tick(session, session.deadline_ms)
+    closed, events = tick(session, session.deadline_ms, rng=random.Random(0))
     assert closed is not None
     assert (closed.lobby, closed.game, closed.deadline_ms, events) == (None, None, 0, ())
 
@@ -147,7 +147,7 @@ def test_tick_closes_a_lobby_nobody_started() -> None:
 def test_tick_times_out_the_turn_and_starts_the_next_one() -> None:
     """RULES.md "Turn timer": one card played for the player, the next turn timed anew."""
     session = at_table(_three_players(), deadline_ms=T0 + TURN_MS)
-    after, events = tick(session, T0 + TURN_MS)
+    after, events = tick(session, T0 + TURN_MS, rng=random.Random(0))
     assert after is not None and after.game is not None
     assert [type(event) for event in events] == [CardsPlayed, HandChanged, TurnStarted]
     played = events[0]
@@ -160,7 +160,7 @@ def test_tick_times_out_the_turn_and_starts_the_next_one() -> None:
 
 def test_tick_at_the_afk_limit_removes_the_player() -> None:
     session = at_table(_three_players(Rules(afk_limit=1)), deadline_ms=T0 + TURN_MS)
-    after, events = tick(session, T0 + TURN_MS + 500)
+    after, events = tick(session, T0 + TURN_MS + 500, rng=random.Random(0))
     assert after is not None and after.game is not None
     assert after.game.players[0].left
     assert PlayerLeft(0, removed_for_timeouts=True) in events
@@ -174,7 +174,7 @@ def test_tick_accepts_an_unanswered_final_play_and_scores_the_match() -> None:
     session, _ = act(session, game_id=GAME, command=play(state, 0, cards("A♣")), now_ms=T0)
     session, _ = act(session, game_id=GAME, command=Believe(101, 1), now_ms=T0 + 1)
     assert session.deadline_ms == T0 + TURN_MS
-    after, events = tick(session, T0 + TURN_MS)
+    after, events = tick(session, T0 + TURN_MS, rng=random.Random(0))
     assert after is not None and after.game is not None and after.game.result is not None
     assert (after.game.result.reason, after.game.result.winner) == (EndReason.WENT_OUT, 0)
     assert isinstance(events[-1], GameEnded)
@@ -184,7 +184,7 @@ def test_tick_accepts_an_unanswered_final_play_and_scores_the_match() -> None:
 
 def test_tick_settles_a_cheat_call_after_its_grace_period() -> None:
     session = _cheat_called(T0)
-    after, events = tick(session, session.deadline_ms)
+    after, events = tick(session, session.deadline_ms, rng=random.Random(0))
     assert after is not None and after.game is not None
     resolved = [event for event in events if isinstance(event, ChallengeResolved)]
     assert len(resolved) == 1 and resolved[0].challenger == 3 and not resolved[0].lie
@@ -201,7 +201,7 @@ def test_tick_whose_clock_action_is_refused_waits_and_changes_nothing_else() -> 
     grace_end = pending_deadline_ms(called.game)
     assert grace_end == T0 + 1_000 + GRACE_S * 1_000
     early = dataclasses.replace(called, deadline_ms=T0 + 1_500)
-    after, events = tick(early, T0 + 1_500)
+    after, events = tick(early, T0 + 1_500, rng=random.Random(0))
     assert events == ()
     assert after == dataclasses.replace(called, deadline_ms=grace_end)
 
@@ -209,7 +209,7 @@ def test_tick_whose_clock_action_is_refused_waits_and_changes_nothing_else() -> 
 def test_tick_of_a_finished_game_only_clears_its_deadline() -> None:
     finished, _ = stop(at_table(_three_players()), actor=Actor(100), now_ms=T0)
     leftover = dataclasses.replace(finished, deadline_ms=T0 + 5)
-    after, events = tick(leftover, T0 + 5)
+    after, events = tick(leftover, T0 + 5, rng=random.Random(0))
     assert after == finished and events == ()
 
 
@@ -223,7 +223,7 @@ def test_a_cheat_call_withdrawn_by_a_leaver_gives_the_player_to_play_a_whole_tur
     assert after.game is not None and after.game.challenges == ()
     assert events == (PlayerLeft(3),)
     assert after.deadline_ms == T0 + 2_000 + TURN_MS
-    assert tick(after, grace_end) == (after, ())
+    assert tick(after, grace_end, rng=random.Random(0)) == (after, ())
 
 
 # --- the group coming and going ------------------------------------------------------------------

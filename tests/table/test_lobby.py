@@ -1,5 +1,6 @@
-"""The lobby's transitions: opening, joining, leaving, the deal, cancelling, and the group's
-rules and language reaching an open lobby."""
+"""The lobby's transitions: opening, joining, leaving, the deal, cancelling, the lobby's clock
+(a full lobby dealt after a countdown, any player let start a lobby its opener left waiting,
+an untouched lobby closed), and the group's rules and language reaching an open lobby."""
 
 from __future__ import annotations
 
@@ -12,9 +13,13 @@ from tgcheat.engine.game import ActionRefused, Refusal, new_game, random_seating
 from tgcheat.engine.match import Match
 from tgcheat.engine.rules import MatchKind, Rules
 from tgcheat.engine.state import Phase
-from tgcheat.table.clock import LOBBY_TIMEOUT_S
+from tgcheat.table.clock import (
+    ANY_PLAYER_MAY_START_AFTER_S,
+    FULL_LOBBY_COUNTDOWN_S,
+    LOBBY_TIMEOUT_S,
+)
 from tgcheat.table.refusals import AdminUnknown, SessionRefusal, SessionRefused
-from tgcheat.table.session import Session
+from tgcheat.table.session import LobbyClock, Session
 from tgcheat.table.transitions import (
     Actor,
     adopt_rules,
@@ -29,11 +34,17 @@ from tgcheat.table.transitions import (
     set_language,
     start,
     stop,
+    tick,
 )
 
 from .builders import CHAT, CREATOR, GAME, T0, dealt, lobby
 
 LOBBY_MS = LOBBY_TIMEOUT_S * 1000
+COUNTDOWN_MS = FULL_LOBBY_COUNTDOWN_S * 1000
+WAIT_MS = ANY_PLAYER_MAY_START_AFTER_S * 1000
+#: Two to four players: the minimum is reached by the second join, the lobby filled by the
+#: fourth.
+SMALL = Rules(min_players=2, max_players=4)
 
 
 def _open(session: Session | None, *, now_ms: int = T0) -> Session:
@@ -306,6 +317,191 @@ def test_start_with_too_few_players_is_refused() -> None:
     assert refused.value.reason is Refusal.TOO_FEW_PLAYERS
 
 
+# --- the lobby's clock: a full lobby starts by itself -------------------------------------------
+
+
+def _joined(session: Session, user_id: int, now_ms: int) -> Session:
+    return join(session, user_id=user_id, name=f"U{user_id}", language="en", now_ms=now_ms)
+
+
+def _tick(session: Session, now_ms: int) -> tuple[Session | None, tuple[object, ...]]:
+    return tick(session, now_ms, rng=random.Random(3))
+
+
+def test_the_chosen_times() -> None:
+    """Ten seconds to see a full table coming (and leave); three minutes for the opener."""
+    assert (FULL_LOBBY_COUNTDOWN_S, ANY_PLAYER_MAY_START_AFTER_S) == (10, 180)
+
+
+def test_the_join_that_fills_the_lobby_starts_the_countdown() -> None:
+    session = lobby(SMALL, players=(1, 2, 3), now_ms=T0)
+    full = _joined(session, 4, T0 + 5_000)
+    assert full.lobby is not None and full.lobby.full
+    assert full.deadline_ms == T0 + 5_000 + COUNTDOWN_MS
+    assert full.lobby_clock is not None and full.lobby_clock.touched_ms == T0 + 5_000
+
+
+def test_the_clock_deals_a_full_lobby_at_the_end_of_its_countdown_and_not_before() -> None:
+    """Dealt as Start would deal it: the same random source gives the same game."""
+    full = lobby(SMALL, players=(1, 2, 3, 4), now_ms=T0)
+    assert _tick(full, T0 + COUNTDOWN_MS - 1) == (full, ())
+    dealt_by_clock, events = _tick(full, T0 + COUNTDOWN_MS)
+    by_start, start_events = start(
+        full, game_id=GAME, actor=Actor(CREATOR), rng=random.Random(3), now_ms=T0 + COUNTDOWN_MS
+    )
+    assert dealt_by_clock == by_start and events == start_events
+    assert dealt_by_clock.lobby is None and dealt_by_clock.lobby_clock is None
+    assert dealt_by_clock.game is not None
+    assert sorted(p.user_id for p in dealt_by_clock.game.players) == [1, 2, 3, 4]
+
+
+def test_a_leave_stops_the_countdown_and_the_expiry_applies_again() -> None:
+    """The lobby is no longer full: the clock would close it 30 minutes after it filled (the
+    minimum was reached long before, so any player may start it already)."""
+    session = lobby(SMALL, players=(1, 2, 3), now_ms=T0)
+    full = _joined(session, 4, T0 + WAIT_MS + 1_000)
+    left = leave(full, 4)
+    assert left.lobby is not None and not left.lobby.full
+    assert left.deadline_ms == T0 + WAIT_MS + 1_000 + LOBBY_MS
+    after, events = _tick(left, full.deadline_ms)
+    assert (after, events) == (left, ()), "no deal when the countdown would have ended"
+    closed, _ = _tick(left, left.deadline_ms)
+    assert closed is not None and closed.lobby is None and closed.game is None
+
+
+def test_a_leave_during_the_countdown_by_the_button_of_another_lobby_is_stale() -> None:
+    full = lobby(SMALL, players=(1, 2, 3, 4))
+    with pytest.raises(SessionRefused) as refused:
+        leave(full, 4, game_id="older")
+    assert refused.value.reason is SessionRefusal.STALE
+    assert leave(full, 4, game_id=GAME).lobby == leave(full, 4).lobby
+
+
+def test_new_rules_that_fill_the_lobby_start_the_countdown_and_others_stop_it() -> None:
+    session = lobby(SMALL, players=(1, 2, 3), now_ms=T0)
+    filled = adopt_rules(session, Rules(min_players=2, max_players=3), now_ms=T0 + 7_000)
+    assert filled is not None and filled.deadline_ms == T0 + 7_000 + COUNTDOWN_MS
+    unfilled = adopt_rules(filled, SMALL, now_ms=T0 + 8_000)
+    assert unfilled is not None and unfilled.deadline_ms == T0 + WAIT_MS
+
+
+def test_the_expiry_still_closes_a_lobby_that_is_not_full() -> None:
+    session = lobby(SMALL, players=(1,), now_ms=T0)
+    assert session.deadline_ms == T0 + LOBBY_MS
+    assert _tick(session, T0 + LOBBY_MS - 1) == (session, ())
+    closed, events = _tick(session, T0 + LOBBY_MS)
+    assert closed is not None and events == ()
+    assert (closed.lobby, closed.game, closed.lobby_clock, closed.deadline_ms) == (
+        None,
+        None,
+        None,
+        0,
+    )
+
+
+# --- the lobby's clock: any player may start it after a while ----------------------------------
+
+
+def _start_by(session: Session, user_id: int, now_ms: int) -> Session:
+    started, _ = start(
+        session,
+        game_id=GAME,
+        actor=Actor(user_id, admin=False),
+        rng=random.Random(0),
+        now_ms=now_ms,
+    )
+    return started
+
+
+def test_the_moment_the_minimum_is_reached_is_kept() -> None:
+    """Set by the join that reaches the minimum, kept by the joins after it."""
+    session = lobby(SMALL, players=(1,), now_ms=T0)
+    assert session.lobby_clock == LobbyClock(touched_ms=T0, minimum_reached_ms=0)
+    session = _joined(session, 2, T0 + 1_000)
+    assert session.lobby_clock == LobbyClock(T0 + 1_000, minimum_reached_ms=T0 + 1_000)
+    session = _joined(session, 3, T0 + 2_000)
+    assert session.lobby_clock == LobbyClock(T0 + 2_000, minimum_reached_ms=T0 + 1_000)
+
+
+def test_a_player_who_did_not_open_the_lobby_is_not_allowed_to_start_it_before_the_wait() -> None:
+    session = lobby(SMALL, players=(1, 2, 3), now_ms=T0)
+    with pytest.raises(SessionRefused) as refused:
+        _start_by(session, 2, T0 + WAIT_MS - 1)
+    assert refused.value.reason is SessionRefusal.NOT_ALLOWED
+
+
+def test_any_player_may_start_the_lobby_once_the_wait_is_over() -> None:
+    session = lobby(SMALL, players=(1, 2, 3), now_ms=T0)
+    started = _start_by(session, 3, T0 + WAIT_MS)
+    assert started.game is not None and started.lobby is None
+
+
+def test_after_the_wait_someone_outside_the_lobby_still_needs_to_be_an_admin() -> None:
+    session = lobby(SMALL, players=(1, 2, 3), now_ms=T0)
+    with pytest.raises(AdminUnknown):
+        start(session, game_id=GAME, actor=Actor(9), rng=random.Random(0), now_ms=T0 + WAIT_MS)
+    with pytest.raises(SessionRefused) as refused:
+        _start_by(session, 9, T0 + WAIT_MS)
+    assert refused.value.reason is SessionRefusal.NOT_ALLOWED
+
+
+def test_the_creator_and_admins_may_start_it_at_once() -> None:
+    session = lobby(SMALL, players=(1, 2), now_ms=T0)
+    assert _start_by(session, CREATOR, T0).game is not None
+    by_admin, _ = start(
+        session, game_id=GAME, actor=Actor(9, admin=True), rng=random.Random(0), now_ms=T0
+    )
+    assert by_admin.game is not None
+
+
+def test_dropping_below_the_minimum_starts_the_wait_over() -> None:
+    """Two players, one leaves and another joins later: the wait counts from that join."""
+    session = lobby(SMALL, players=(1, 2), now_ms=T0)
+    session = leave(session, 2)
+    assert session.lobby_clock is not None and session.lobby_clock.minimum_reached_ms == 0
+    assert session.deadline_ms == T0 + LOBBY_MS
+    session = _joined(session, 3, T0 + WAIT_MS)
+    with pytest.raises(SessionRefused):
+        _start_by(session, 3, T0 + WAIT_MS + 1)
+    assert _start_by(session, 3, T0 + 2 * WAIT_MS).game is not None
+
+
+def test_the_clock_shows_when_any_player_may_start_and_the_lobby_lives_on() -> None:
+    """The moment any player may start it is the lobby's deadline: the clock touches the
+    lobby then (its message is shown again), and the lobby closes 30 minutes later."""
+    session = lobby(SMALL, players=(1, 2), now_ms=T0)
+    session = _joined(session, 3, T0 + 60_000)
+    assert session.deadline_ms == T0 + WAIT_MS
+    assert _tick(session, T0 + WAIT_MS - 1) == (session, ())
+    opened, events = _tick(session, T0 + WAIT_MS)
+    assert opened is not None and events == ()
+    assert opened.lobby == session.lobby
+    assert opened.lobby_clock == LobbyClock(T0 + WAIT_MS, minimum_reached_ms=T0)
+    assert opened.deadline_ms == T0 + WAIT_MS + LOBBY_MS
+    closed, _ = _tick(opened, T0 + WAIT_MS + LOBBY_MS)
+    assert closed is not None and closed.lobby is None
+
+
+def test_a_late_clock_closes_a_lobby_whose_time_is_up_at_once() -> None:
+    """The clock was away longer than the lobby's life after the wait: it closes it."""
+    session = lobby(SMALL, players=(1, 2), now_ms=T0)
+    closed, _ = _tick(session, T0 + WAIT_MS + LOBBY_MS)
+    assert closed is not None and closed.lobby is None
+
+
+def test_a_lobby_stored_without_a_clock_reads_it_from_its_deadline() -> None:
+    """A document stored before lobbies had a clock: the last touch 30 minutes before the
+    deadline, the minimum counted from then; a join gives it a clock."""
+    stored = dataclasses.replace(
+        lobby(SMALL, players=(1, 2), now_ms=T0), lobby_clock=None, deadline_ms=T0 + LOBBY_MS
+    )
+    with pytest.raises(SessionRefused):
+        _start_by(stored, 2, T0 + WAIT_MS - 1)
+    assert _start_by(stored, 2, T0 + WAIT_MS).game is not None
+    joined = _joined(stored, 3, T0 + 5)
+    assert joined.lobby_clock == LobbyClock(T0 + 5, minimum_reached_ms=T0)
+
+
 # --- cancel --------------------------------------------------------------------------------------
 
 
@@ -336,7 +532,7 @@ def test_cancel_by_someone_else_needs_an_admin() -> None:
 
 def test_adopt_rules_gives_an_open_lobby_the_new_rules() -> None:
     rules = Rules(turn_timeout_s=30, max_players=5)
-    session = adopt_rules(lobby(players=(1, 2, 3)), rules)
+    session = adopt_rules(lobby(players=(1, 2, 3)), rules, now_ms=T0)
     assert session is not None and session.lobby is not None
     assert session.lobby.rules == rules
     assert [uid for uid, _ in session.lobby.players] == [1, 2, 3]
@@ -344,7 +540,9 @@ def test_adopt_rules_gives_an_open_lobby_the_new_rules() -> None:
 
 def test_adopt_rules_leaves_out_players_beyond_the_new_limit() -> None:
     """The first to join keep their places."""
-    session = adopt_rules(lobby(players=(1, 2, 3, 4, 5)), Rules(min_players=2, max_players=3))
+    session = adopt_rules(
+        lobby(players=(1, 2, 3, 4, 5)), Rules(min_players=2, max_players=3), now_ms=T0
+    )
     assert session is not None and session.lobby is not None
     assert [uid for uid, _ in session.lobby.players] == [1, 2, 3]
 
@@ -352,15 +550,15 @@ def test_adopt_rules_leaves_out_players_beyond_the_new_limit() -> None:
 def test_adopt_rules_does_not_touch_a_game_or_an_empty_group() -> None:
     """Only an open lobby takes new rules: a game keeps the rules it was dealt with."""
     game, _ = dealt()
-    assert adopt_rules(game, Rules(turn_timeout_s=30)) is game
-    assert adopt_rules(None, Rules()) is None
+    assert adopt_rules(game, Rules(turn_timeout_s=30), now_ms=T0) is game
+    assert adopt_rules(None, Rules(), now_ms=T0) is None
 
 
 def test_adopt_rules_returns_the_same_session_when_the_rules_are_the_same() -> None:
     """Choosing the value already chosen changes nothing: the very same session is returned,
     so the store writes nothing and the lobby message is not edited."""
     session = lobby(Rules(turn_timeout_s=30), players=(1, 2))
-    assert adopt_rules(session, Rules(turn_timeout_s=30)) is session
+    assert adopt_rules(session, Rules(turn_timeout_s=30), now_ms=T0) is session
 
 
 def test_set_language_switches_a_lobby_and_a_game() -> None:

@@ -1,7 +1,9 @@
 """Random sequences of what a group does (open a lobby, join and leave, start, play legal and
 illegal moves, let the clock run, stop, kick, deal the next game of a match, change language
 or rules, migrate, remove the bot) keep the session's invariants after every step, whether
-the step was done or refused; a refused step leaves the session as it was."""
+the step was done or refused; a refused step leaves the session as it was. The lobby's clock
+is followed from what the steps did: a full lobby counts down to the deal, and any player
+may start one that has had its minimum of players long enough."""
 
 from __future__ import annotations
 
@@ -32,7 +34,11 @@ from tgcheat.engine.rules import (
 )
 from tgcheat.engine.state import GameState, Phase
 from tgcheat.table import transitions as table
-from tgcheat.table.clock import LOBBY_TIMEOUT_S
+from tgcheat.table.clock import (
+    ANY_PLAYER_MAY_START_AFTER_S,
+    FULL_LOBBY_COUNTDOWN_S,
+    LOBBY_TIMEOUT_S,
+)
 from tgcheat.table.commands import (
     Believe,
     CallCheat,
@@ -43,8 +49,8 @@ from tgcheat.table.commands import (
     StopGame,
     VoteOnPass,
 )
-from tgcheat.table.refusals import AdminUnknown, SessionRefused
-from tgcheat.table.session import Session
+from tgcheat.table.refusals import AdminUnknown, SessionRefusal, SessionRefused
+from tgcheat.table.session import LobbyClock, Session
 from tgcheat.table.transitions import Actor
 
 from .builders import CHAT, T0
@@ -54,6 +60,8 @@ LANGUAGES = ("en", "it", "ru")
 #: /kick arguments, numbers of seats at the table and others.
 SEAT_NUMBERS = ("", "1", "2", "3", "5", "0", "-1", "x", "²", "٣")
 LOBBY_MS = LOBBY_TIMEOUT_S * 1000
+COUNTDOWN_MS = FULL_LOBBY_COUNTDOWN_S * 1000
+WAIT_MS = ANY_PLAYER_MAY_START_AFTER_S * 1000
 
 
 def _rule_sets() -> tuple[Rules, ...]:
@@ -100,8 +108,11 @@ class Group:
     languages: dict[int, str] = field(default_factory=dict)
     #: Games of the session's match that have ended.
     games_ended: int = 0
-    #: When the lobby was last opened or joined.
+    #: When the lobby was last opened, joined or filled by new rules, or any player was let
+    #: start it.
     lobby_touched: int = 0
+    #: When the lobby last reached its minimum of players (0: it has fewer).
+    minimum_reached: int = 0
     ids: int = 0
 
     def new_id(self) -> str:
@@ -221,6 +232,33 @@ def _start(group: Group, user: int, rng: random.Random) -> object:
     )
 
 
+def _start_as_player(group: Group, user: int, rng: random.Random) -> object:
+    """Start tapped by someone who is not an admin, mostly a player in the lobby: let through
+    when they opened it, or when they are in it and it has had its minimum of players for the
+    wait; else NOT_ALLOWED."""
+    session = group.session
+    lobby = session.lobby if session is not None else None
+    if lobby is not None and lobby.players and rng.random() < 0.8:
+        user = rng.choice(lobby.players)[0]
+    waited = group.minimum_reached != 0 and group.now >= group.minimum_reached + WAIT_MS
+    allowed = session is not None and (
+        user == session.creator or (lobby is not None and lobby.has(user) and waited)
+    )
+    try:
+        dealt = table.start(
+            session,
+            game_id=_game_id(group, rng),
+            actor=Actor(user, admin=False),
+            rng=rng,
+            now_ms=group.now,
+        )
+    except SessionRefused as refused:
+        assert refused.reason is not SessionRefusal.NOT_ALLOWED or not allowed, "let wait"
+        raise
+    assert allowed, "a player started the game before the wait was over"
+    return dealt
+
+
 def _deal(group: Group, user: int, rng: random.Random) -> object:
     """The lobby's creator taps Start."""
     session = group.session
@@ -284,15 +322,18 @@ def _tick_later(group: Group, user: int, rng: random.Random) -> object:
     """The clock's look some time later: mostly within a turn, now and then long after (a
     lobby nobody started expires)."""
     group.now += rng.randrange(0, 60_000) if rng.random() < 0.9 else rng.randrange(0, 2_400_000)
-    return table.tick(group.session, group.now)
+    return table.tick(group.session, group.now, rng=rng)
 
 
 def _tick_when_due(group: Group, user: int, rng: random.Random) -> object:
-    """The clock fires a game's deadline (a lobby's is left to ``tick later``)."""
+    """The clock fires a game's deadline, a full lobby's countdown or the moment any player
+    may start a lobby (a lobby's expiry is left to ``tick later``)."""
     session = group.session
-    if session is not None and session.game is not None and session.deadline_ms:
-        group.now = max(group.now, session.deadline_ms)
-    return table.tick(group.session, group.now)
+    if session is not None and session.deadline_ms:
+        soon = session.deadline_ms - group.now <= WAIT_MS
+        if session.game is not None or (session.lobby is not None and soon):
+            group.now = max(group.now, session.deadline_ms)
+    return table.tick(group.session, group.now, rng=rng)
 
 
 def _migrate(group: Group, user: int, rng: random.Random) -> object:
@@ -341,6 +382,8 @@ STEPS: dict[str, Callable[[Group, int, random.Random], object]] = {
     "leave": lambda g, user, rng: table.leave_table(g.session, user, g.now),
     "start": _start,
     "deal": _deal,
+    "start as a player": _start_as_player,
+    "leave button": lambda g, user, rng: table.leave(g.session, user, game_id=_game_id(g, rng)),
     "cancel": _cancel,
     "act": _act,
     "tick later": _tick_later,
@@ -350,7 +393,9 @@ STEPS: dict[str, Callable[[Group, int, random.Random], object]] = {
     "remove": lambda g, user, rng: table.remove(g.session, user, g.now),
     "next game": _next_game,
     "language": lambda g, user, rng: table.set_language(g.session, rng.choice(LANGUAGES)),
-    "rules": lambda g, user, rng: table.adopt_rules(g.session, rng.choice(RULE_SETS)),
+    "rules": lambda g, user, rng: table.adopt_rules(
+        g.session, rng.choice(RULE_SETS), now_ms=g.now
+    ),
     "migrate": _migrate,
     "bot removed": lambda g, user, rng: table.end_without_group(g.session),
     "pick": _pick,
@@ -394,7 +439,15 @@ def _check(group: Group) -> None:
         assert len(ids) == len(set(ids)), "someone joined twice"
         assert len(ids) <= lobby.rules.max_players, "more players than the rules allow"
         assert lobby.creator == session.creator
-        assert session.deadline_ms == group.lobby_touched + LOBBY_MS, "30 min after a join"
+        clock = LobbyClock(group.lobby_touched, group.minimum_reached)
+        assert session.lobby_clock == clock, "the lobby's clock follows what happened"
+        opening = group.minimum_reached + WAIT_MS
+        if lobby.full:
+            assert session.deadline_ms == group.lobby_touched + COUNTDOWN_MS, "a countdown"
+        elif group.minimum_reached and opening > group.lobby_touched:
+            assert session.deadline_ms == opening, "any player is let start it on time"
+        else:
+            assert session.deadline_ms == group.lobby_touched + LOBBY_MS, "30 min after a join"
         for uid in ids:
             assert session.language_of(uid) == group.languages[uid], "language of the last join"
         return
@@ -438,14 +491,41 @@ def _observe(group: Group, kind: str, before: Session | None, after: Session | N
     if kind == "open":
         # A new session: nobody has joined it yet.
         group.languages = {}
-    if kind in ("open", "start", "deal"):
+    if kind in ("open", "start", "deal", "start as a player"):
         group.games_ended = 0
-    if kind in ("open", "join"):
-        group.lobby_touched = group.now
+    if kind == "open":
+        group.minimum_reached = 0
+    if before is not None and before.lobby is not None and after is not None:
+        if after.game is not None:
+            # Dealt: by Start (checked by its step) or by the clock, for a full lobby only.
+            assert kind.startswith("start") or kind == "deal" or before.lobby.full
+            group.games_ended = 0
+        elif after.lobby is None and kind.startswith("tick"):
+            assert not before.lobby.full, "a full lobby expired instead of being dealt"
     was_live = before is not None and before.live_game is not None
     ended = after is not None and after.game is not None and after.game.phase is Phase.FINISHED
     if was_live and ended and after is not None and after.match is not None:
         group.games_ended += 1
+    _observe_lobby(group, kind, before, after)
+
+
+def _observe_lobby(group: Group, kind: str, before: Session | None, after: Session | None) -> None:
+    """The moments the lobby's clock counts from, as the steps moved them."""
+    lobby = after.lobby if after is not None else None
+    if lobby is None or after is before:
+        return
+    was_full = before is not None and before.lobby is not None and before.lobby.full
+    if kind in ("open", "join") or (kind == "rules" and lobby.full and not was_full):
+        group.lobby_touched = group.now
+    elif kind.startswith("tick"):
+        # The clock touched a lobby it neither dealt nor closed: any player may now start it.
+        opening = group.minimum_reached + WAIT_MS
+        assert group.minimum_reached and opening <= group.now, "the clock acted early"
+        group.lobby_touched = opening
+    if len(lobby.players) < lobby.rules.min_players:
+        group.minimum_reached = 0
+    elif not group.minimum_reached:
+        group.minimum_reached = group.now
 
 
 def _run(group: Group, kind: str, user: int, seed: int) -> None:

@@ -123,7 +123,7 @@ def build_application(
     shell = Shell(store, sender, publisher)
     routes = Routes(shell)
     assert isinstance(application, CheatApplication)
-    application.timers = Timers(store, publisher)
+    application.timers = Timers(store, publisher, rng=shell.rng)
     application.routes = routes
     routes.register(application)
     return application

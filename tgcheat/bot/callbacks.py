@@ -2,8 +2,8 @@
 
 Every kind of button has a type of its own, and every field one meaning:
 
-- ``TablePress``: Start, Cancel (the lobby), Next game and Play again (a finished game's
-  table): the game only.
+- ``TablePress``: Start, Leave, Cancel (the lobby), Next game and Play again (a finished
+  game's table): the game only.
 - ``ClaimPress``: Cheat! and I believe you, answering claim number ``claim``.
 - ``TurnPress``: Pass and the pass vote, drawn at play count ``plays``.
 - ``HandPress``: the hand keyboard (pick a rank, clear, play), drawn at play count ``plays``;
@@ -38,6 +38,7 @@ class Op(enum.StrEnum):
     """The first field of the data: which kind of button it is."""
 
     START = "s"
+    LEAVE = "e"
     CANCEL = "x"
     NEXT_GAME = "g"
     PLAY_AGAIN = "w"
@@ -54,7 +55,7 @@ class Op(enum.StrEnum):
     LANGUAGE = "l"
 
 
-TABLE_OPS = frozenset({Op.START, Op.CANCEL, Op.NEXT_GAME, Op.PLAY_AGAIN})
+TABLE_OPS = frozenset({Op.START, Op.LEAVE, Op.CANCEL, Op.NEXT_GAME, Op.PLAY_AGAIN})
 CLAIM_OPS = frozenset({Op.CHALLENGE, Op.ACCEPT})
 TURN_OPS = frozenset({Op.PASS, Op.VOTE_YES, Op.VOTE_NO})
 HAND_OPS = frozenset({Op.PICK, Op.CLEAR, Op.PLAY})

@@ -1,5 +1,6 @@
-"""The clock: turn and final-play timeouts, the Cheat! grace period, lobbies that expire, and
-table edits that waited for the group's budget.
+"""The clock: turn and final-play timeouts, the Cheat! grace period, lobbies (a full one dealt
+after its countdown, any player let start one that waited for its opener, one nobody touched
+closed), and table edits that waited for the group's budget.
 
 Deadlines live in Redis (in each session, and in a sorted set that any process can scan), so
 every running process fires them and a restarted one fires those that fell due while it was
@@ -13,8 +14,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from random import SystemRandom
 
 from tgcheat.bot.publish import Publisher, wall_clock_ms
+from tgcheat.engine.game import RandomSource
 from tgcheat.store.games import GameStore
 from tgcheat.table import transitions as table
 from tgcheat.table.audiences import group_messages
@@ -27,11 +30,19 @@ TICK_S = 1.0
 
 class Timers:
     def __init__(
-        self, store: GameStore, publisher: Publisher, clock: Callable[[], int] = wall_clock_ms
+        self,
+        store: GameStore,
+        publisher: Publisher,
+        clock: Callable[[], int] = wall_clock_ms,
+        *,
+        rng: RandomSource | None = None,
     ) -> None:
         self.store = store
         self.publisher = publisher
         self.clock = clock
+        #: Deals a full lobby's game (the handlers' generator, given by the app; a seeded one
+        #: in tests that replay a game).
+        self.rng: RandomSource = rng if rng is not None else SystemRandom()
 
     async def fire_due(self, now: int | None = None) -> int:
         """Act on every deadline that has passed; how many chats were looked at."""
@@ -51,14 +62,21 @@ class Timers:
             await self.store.clock.forget(chat_id)
             return
         committed = await self.store.transact(
-            chat_id, lambda session: table.tick(session, now), group_messages=group_messages
+            chat_id,
+            lambda session: table.tick(session, now, rng=self.rng),
+            group_messages=group_messages,
         )
         session = committed.session
         if not committed.changed or session is None:
             return
-        if before.lobby is not None and session.lobby is None:
+        if session.lobby is not None:
+            # Still open: its message now says that any player may start it.
+            await self.publisher.refresh_lobby(chat_id)
+        elif before.lobby is not None and session.game is None:
             await self.publisher.close_lobby(session, committed.messages, expired=True)
         elif session.game is not None and committed.result:
+            # A game played on, or a full lobby dealt: its message becomes the table, as when
+            # Start is pressed.
             await self.publisher.publish(
                 session,
                 session.game,

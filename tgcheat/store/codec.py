@@ -24,7 +24,7 @@ from tgcheat.engine.state import (
     Result,
 )
 from tgcheat.table.chronicle import GameTally, Notice, NoticeKind, SeatTally
-from tgcheat.table.session import Session
+from tgcheat.table.session import LobbyClock, Session
 
 _DEFAULT_RULES = Rules().to_dict()
 
@@ -48,6 +48,8 @@ def encode(session: Session) -> bytes:
         doc["ty"] = _tally_doc(session.tally)
     if session.lobby is not None:
         doc["l"] = {"r": _rules_doc(session.lobby.rules), "p": session.lobby.players}
+    if session.lobby_clock is not None:
+        doc["lc"] = [session.lobby_clock.touched_ms, session.lobby_clock.minimum_reached_ms]
     if session.game is not None:
         doc["s"] = _state_doc(session.game)
     return orjson.dumps(doc)
@@ -76,6 +78,8 @@ def decode(raw: bytes) -> Session:
         match=_match_from_doc(doc["m"]) if "m" in doc else None,
         notice=_notice_from_doc(doc["nt"]) if "nt" in doc else None,
         tally=_tally_from_doc(doc["ty"]) if "ty" in doc else GameTally(),
+        # Absent from documents stored before lobbies had a clock (see ``lobby_clock_of``).
+        lobby_clock=LobbyClock(*doc["lc"]) if "lc" in doc else None,
     )
 
 

@@ -13,6 +13,20 @@ from tgcheat.table.chronicle import GameTally, Notice
 
 
 @dataclass(frozen=True, slots=True)
+class LobbyClock:
+    """What an open lobby's clock counts from (``tgcheat.table.clock.lobby_clock_deadline``)."""
+
+    #: The lobby's last event the clock counts from, in Unix milliseconds: its opening, the
+    #: last join, the moment the rules made it full, or the moment any player was let start it.
+    #: A full lobby is dealt ``FULL_LOBBY_COUNTDOWN_S`` after it; any other closes
+    #: ``LOBBY_TIMEOUT_S`` after it.
+    touched_ms: int
+    #: When the lobby last reached its minimum of players; 0 while it has fewer. From
+    #: ``ANY_PLAYER_MAY_START_AFTER_S`` later, any player in it may start the game.
+    minimum_reached_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Session:
     """A group's current lobby or game (a finished game stays until the next /new)."""
 
@@ -37,6 +51,9 @@ class Session:
     notice: Notice | None = None
     #: The game so far, for its summary at the end.
     tally: GameTally = field(default_factory=GameTally)
+    #: The open lobby's clock (None without a lobby, and in documents stored before lobbies
+    #: had one: ``tgcheat.table.clock.lobby_clock_of`` then reads it from the deadline).
+    lobby_clock: LobbyClock | None = None
 
     def language_of(self, user_id: int) -> str:
         return next((lang for uid, lang in self.player_languages if uid == user_id), self.language)

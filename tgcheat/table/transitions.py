@@ -36,10 +36,17 @@ from tgcheat.engine.match import is_over, new_match, next_seating, record_game
 from tgcheat.engine.rules import MatchKind, Rules
 from tgcheat.engine.state import GameState, Phase
 from tgcheat.table.chronicle import GameTally, Notice, NoticeKind, notice_of, tallied
-from tgcheat.table.clock import clock_action, game_deadline, lobby_deadline
+from tgcheat.table.clock import (
+    any_player_may_start_ms,
+    clock_action,
+    game_deadline,
+    lobby_clock_deadline,
+    lobby_clock_of,
+    minimum_reached_ms,
+)
 from tgcheat.table.commands import GameCommand, LeaveGame, to_action
 from tgcheat.table.refusals import AdminUnknown, SessionRefusal, SessionRefused
-from tgcheat.table.session import Session
+from tgcheat.table.session import LobbyClock, Session
 
 Events = tuple[Event, ...]
 
@@ -160,50 +167,89 @@ def open_lobby(
 ) -> Session:
     if session is not None and session.in_progress:
         raise _refuse(SessionRefusal.GAME_OPEN)
+    lobby = Lobby(creator=creator, rules=rules)
+    clock = LobbyClock(touched_ms=now_ms)
     return Session(
         chat_id=chat_id,
         game_id=game_id,
         creator=creator,
-        lobby=Lobby(creator=creator, rules=rules),
+        lobby=lobby,
         title=title,
         language=language,
-        deadline_ms=lobby_deadline(now_ms),
+        deadline_ms=lobby_clock_deadline(lobby, clock),
+        lobby_clock=clock,
     )
 
 
 def join(
     session: Session | None, *, user_id: int, name: str, language: str, now_ms: int
 ) -> Session:
+    """A person joins the lobby. The lobby is alive again: its expiry starts over; the join
+    that fills it starts the countdown to the deal."""
     session, lobby = lobby_of(session)
+    joined = join_lobby(lobby, user_id, name)
+    reached = minimum_reached_ms(lobby_clock_of(session, lobby).minimum_reached_ms, joined, now_ms)
     # Someone who left and joins again is written to in the language of this join.
     others = tuple((uid, lang) for uid, lang in session.player_languages if uid != user_id)
-    return dataclasses.replace(
-        session,
-        lobby=join_lobby(lobby, user_id, name),
-        player_languages=(*others, (user_id, language)),
-        deadline_ms=lobby_deadline(now_ms),
+    return _with_lobby(
+        dataclasses.replace(session, player_languages=(*others, (user_id, language))),
+        joined,
+        LobbyClock(touched_ms=now_ms, minimum_reached_ms=reached),
     )
 
 
-def leave(session: Session | None, user_id: int) -> Session:
-    """A person leaves the lobby before the deal."""
-    session, lobby = lobby_of(session)
-    return dataclasses.replace(session, lobby=leave_lobby(lobby, user_id))
+def leave(session: Session | None, user_id: int, *, game_id: str | None = None) -> Session:
+    """A person leaves the lobby before the deal (/leave, or the lobby's Leave button of game
+    ``game_id``). A full lobby's countdown stops: its expiry, counted from when it filled,
+    applies again; below the minimum, the wait before any player may start it starts over."""
+    session, lobby = lobby_of(session, game_id)
+    left = leave_lobby(lobby, user_id)
+    clock = lobby_clock_of(session, lobby)
+    # Leaving never reaches the minimum: the moment is kept, or forgotten below it.
+    reached = minimum_reached_ms(clock.minimum_reached_ms, left, clock.touched_ms)
+    return _with_lobby(session, left, dataclasses.replace(clock, minimum_reached_ms=reached))
+
+
+def _with_lobby(session: Session, lobby: Lobby, clock: LobbyClock) -> Session:
+    """The session with its lobby as it now is, and the clock's next deadline for it."""
+    return dataclasses.replace(
+        session, lobby=lobby, lobby_clock=clock, deadline_ms=lobby_clock_deadline(lobby, clock)
+    )
 
 
 def start(
     session: Session | None, *, game_id: str, actor: Actor, rng: RandomSource, now_ms: int
 ) -> tuple[Session, Events]:
-    """The deal: random seats and dealer; a match begins when the rules play more than one."""
+    """Start pressed: the creator or an admin deals at any time; any player in the lobby too,
+    once it has had its minimum of players for ``ANY_PLAYER_MAY_START_AFTER_S``."""
     session, lobby = lobby_of(session, game_id)
-    _require_manager(session, actor)
+    if not (lobby.has(actor.user_id) and _any_player_may_start(session, lobby, now_ms)):
+        _require_manager(session, actor)
+    return _deal(session, lobby, rng, now_ms)
+
+
+def _any_player_may_start(session: Session, lobby: Lobby, now_ms: int) -> bool:
+    opening = any_player_may_start_ms(lobby_clock_of(session, lobby))
+    return opening is not None and opening <= now_ms
+
+
+def _deal(
+    session: Session, lobby: Lobby, rng: RandomSource, now_ms: int
+) -> tuple[Session, Events]:
+    """The deal: random seats and dealer; a match begins when the rules play more than one."""
     if (reason := lobby.start_refusal()) is not None:
         raise ActionRefused(reason)
     seating = random_seating(lobby.players, rng)
     state, events = new_game(lobby.rules, seating, rng)
     match = None if lobby.rules.match is MatchKind.SINGLE else new_match(lobby.rules, seating)
     started = dataclasses.replace(
-        session, lobby=None, match=match, deadline_ms=0, notice=None, tally=GameTally()
+        session,
+        lobby=None,
+        lobby_clock=None,
+        match=match,
+        deadline_ms=0,
+        notice=None,
+        tally=GameTally(),
     )
     return advance(started, state, events, now_ms), tuple(events)
 
@@ -212,19 +258,29 @@ def cancel(session: Session | None, *, game_id: str | None, actor: Actor) -> Ses
     """The lobby closes without a game (Cancel, or /stop before the deal)."""
     session, _ = lobby_of(session, game_id)
     _require_manager(session, actor)
-    return dataclasses.replace(session, lobby=None, game=None, deadline_ms=0)
+    return _closed(session)
 
 
-def adopt_rules(session: Session | None, rules: Rules) -> Session | None:
+def _closed(session: Session) -> Session:
+    """The lobby gone without a game."""
+    return dataclasses.replace(session, lobby=None, game=None, lobby_clock=None, deadline_ms=0)
+
+
+def adopt_rules(session: Session | None, rules: Rules, *, now_ms: int) -> Session | None:
     """An open lobby is the group's next game: it takes the group's new rules too (players
-    beyond the new limit are left out)."""
+    beyond the new limit are left out). Rules that make it full start the countdown to the
+    deal, as a join would; rules that make it no longer full stop it."""
     if session is None or session.lobby is None:
         return session
-    players = session.lobby.players[: rules.max_players]
-    if rules == session.lobby.rules and players == session.lobby.players:
+    before = session.lobby
+    players = before.players[: rules.max_players]
+    if rules == before.rules and players == before.players:
         return session
-    lobby = dataclasses.replace(session.lobby, rules=rules, players=players)
-    return dataclasses.replace(session, lobby=lobby)
+    lobby = dataclasses.replace(before, rules=rules, players=players)
+    clock = lobby_clock_of(session, before)
+    touched = now_ms if lobby.full and not before.full else clock.touched_ms
+    reached = minimum_reached_ms(clock.minimum_reached_ms, lobby, now_ms)
+    return _with_lobby(session, lobby, LobbyClock(touched, reached))
 
 
 def set_language(session: Session | None, language: str) -> Session | None:
@@ -316,16 +372,17 @@ def play_again(
     played = any(user_id == actor.user_id for user_id, _ in players)
     if not played and actor.user_id != session.creator and not _admin(actor):
         raise _refuse(SessionRefusal.NOT_ALLOWED)
-    return Session(
+    lobby = Lobby(creator=actor.user_id, rules=game.rules, players=players)
+    fresh = Session(
         chat_id=session.chat_id,
         game_id=new_game_id,
         creator=actor.user_id,
-        lobby=Lobby(creator=actor.user_id, rules=game.rules, players=players),
         title=session.title,
         language=session.language,
         player_languages=session.player_languages,
-        deadline_ms=lobby_deadline(now_ms),
     )
+    reached = minimum_reached_ms(0, lobby, now_ms)
+    return _with_lobby(fresh, lobby, LobbyClock(touched_ms=now_ms, minimum_reached_ms=reached))
 
 
 def _player_in_seat(session: Session, seat_number: str) -> int | None:
@@ -365,13 +422,16 @@ def next_game(
 # --- the clock, and the group coming and going -------------------------------------------------
 
 
-def tick(session: Session | None, now_ms: int) -> tuple[Session | None, Events]:
-    """The clock's turn: a lobby nobody started closes; a game's deadline acts (a timeout, or
-    the Cheat! calls of a grace period settled). Nothing happens before the deadline."""
+def tick(
+    session: Session | None, now_ms: int, *, rng: RandomSource
+) -> tuple[Session | None, Events]:
+    """The clock's turn: a full lobby is dealt (with ``rng``), a lobby nobody started closes;
+    a game's deadline acts (a timeout, or the Cheat! calls of a grace period settled).
+    Nothing happens before the deadline."""
     if session is None or session.deadline_ms == 0 or session.deadline_ms > now_ms:
         return session, ()
     if session.lobby is not None:
-        return dataclasses.replace(session, lobby=None, deadline_ms=0), ()
+        return _lobby_tick(session, session.lobby, now_ms, rng)
     game = session.live_game
     if game is None:
         return dataclasses.replace(session, deadline_ms=0), ()
@@ -382,6 +442,25 @@ def tick(session: Session | None, now_ms: int) -> tuple[Session | None, Events]:
         deadline = game_deadline(0, game, (), now_ms)
         return dataclasses.replace(session, deadline_ms=deadline), ()
     return advance(session, state, events, now_ms), tuple(events)
+
+
+def _lobby_tick(
+    session: Session, lobby: Lobby, now_ms: int, rng: RandomSource
+) -> tuple[Session | None, Events]:
+    """A full lobby's countdown is over: the game is dealt. Otherwise any player may now start
+    it (the lobby message is shown again to say so), or nobody touched it in time: it closes."""
+    if lobby.full:
+        return _deal(session, lobby, rng, now_ms)
+    clock = lobby_clock_of(session, lobby)
+    opening = any_player_may_start_ms(clock)
+    if opening is not None and clock.touched_ms < opening <= now_ms:
+        # Its expiry counts from this moment, as from a join: the players who were waiting
+        # for the opener get as long to start it themselves.
+        clock = dataclasses.replace(clock, touched_ms=opening)
+    deadline = lobby_clock_deadline(lobby, clock)
+    if deadline > now_ms:
+        return dataclasses.replace(session, lobby_clock=clock, deadline_ms=deadline), ()
+    return _closed(session), ()
 
 
 def end_without_group(session: Session | None) -> tuple[Session | None, Events]:

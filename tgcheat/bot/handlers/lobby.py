@@ -180,6 +180,21 @@ class LobbyHandlers:
         await shell.sender.answer(tap.query_id)
         await shell.show(committed)
 
+    async def leave(self, tap: Tap, press: TablePress) -> None:
+        """Leave on the lobby: out of it before the deal, as /leave, with a tap."""
+        shell = self.shell
+        user_id = tap.user_id
+        committed = await shell.store.transact(
+            press.chat_id,
+            lambda current: (table.leave(current, user_id, game_id=press.game_id), None),
+            update_id=tap.update_id,
+        )
+        tr = await shell.language_of(Asker(user_id, tap.language_code))
+        await shell.sender.answer(tap.query_id, tr._("You left the game."))
+        if committed.changed or committed.duplicate:
+            # A duplicate may be the retry of a delivery that failed before the lobby was shown.
+            await shell.publisher.refresh_lobby(press.chat_id)
+
     async def cancel(self, tap: Tap, press: TablePress) -> None:
         shell = self.shell
 

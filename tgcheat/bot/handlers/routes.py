@@ -110,6 +110,8 @@ class Routes:
         match press:
             case TablePress(op=Op.START):
                 await self.lobby.deal(tap, press)
+            case TablePress(op=Op.LEAVE):
+                await self.lobby.leave(tap, press)
             case TablePress(op=Op.CANCEL):
                 await self.lobby.cancel(tap, press)
             case TablePress(op=Op.PLAY_AGAIN):

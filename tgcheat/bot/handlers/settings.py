@@ -85,8 +85,9 @@ class SettingsHandlers:
 
     async def _adopt_in_open_lobby(self, chat_id: int, rules: Rules) -> None:
         """An open lobby is the group's next game: it takes the new rules too."""
+        now = self.shell.clock()
         committed = await self.shell.store.transact(
-            chat_id, lambda session: (table.adopt_rules(session, rules), None)
+            chat_id, lambda session: (table.adopt_rules(session, rules, now_ms=now), None)
         )
         if committed.changed:
             await self.shell.publisher.refresh_lobby(chat_id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import math
 
 from tgcheat.bot.callbacks import Op, TablePress
 from tgcheat.bot.views.base import (
@@ -16,6 +17,7 @@ from tgcheat.bot.views.base import (
 )
 from tgcheat.engine.lobby import Lobby
 from tgcheat.i18n import Translator
+from tgcheat.table.clock import FULL_LOBBY_COUNTDOWN_S, any_player_may_start_ms, lobby_clock_of
 from tgcheat.table.session import Session
 
 
@@ -32,14 +34,21 @@ def lobby_view(tr: Translator, session: Session, lobby: Lobby, bot_username: str
         tr._(
             "Tap <b>Join</b> to get your cards in a private chat with me. "
             "Whoever opened the game (or an admin) taps <b>Start</b> when "
-            "{least}–{most} players are in."
+            "{least}–{most} players are in; a full table starts by itself."
         ).format(least=rules.min_players, most=rules.max_players),
     ]
+    status = _start_status(tr, session, lobby)
+    if status:
+        lines.append(status)
     press = TablePress(Op.START, session.chat_id, session.game_id)
+    leave = TablePress(Op.LEAVE, session.chat_id, session.game_id)
     cancel = TablePress(Op.CANCEL, session.chat_id, session.game_id)
     markup = keyboard(
         [
-            [button(tr._("➕ Join"), url=deep_link(bot_username, join_payload(session.chat_id)))],
+            [
+                button(tr._("➕ Join"), url=deep_link(bot_username, join_payload(session.chat_id))),
+                button(tr._("🚪 Leave"), callback_data=leave.encode()),
+            ],
             [
                 button(tr._("▶️ Start"), callback_data=press.encode()),
                 button(tr._("✖️ Cancel"), callback_data=cancel.encode()),
@@ -47,6 +56,33 @@ def lobby_view(tr: Translator, session: Session, lobby: Lobby, bot_username: str
         ]
     )
     return View("\n".join(lines), markup)
+
+
+def _start_status(tr: Translator, session: Session, lobby: Lobby) -> str:
+    """When the game starts by itself, or from when any player may start it, read from the
+    lobby's clock as of its last touch: exact when a join or the clock shows the message
+    (the clock shows it again when any player may start it); shown again after a leave, it
+    may say a little more than remains, never less."""
+    if lobby.full:
+        seconds = FULL_LOBBY_COUNTDOWN_S
+        return tr.ngettext(
+            "⏱ The table is full: the game starts in {seconds} second.",
+            "⏱ The table is full: the game starts in {seconds} seconds.",
+            seconds,
+        ).format(seconds=seconds)
+    clock = lobby_clock_of(session, lobby)
+    opening = any_player_may_start_ms(clock)
+    if opening is None:
+        return ""
+    if opening <= clock.touched_ms:
+        return tr._("▶️ Any player may start it now.")
+    # Whole minutes, rounded up: never "now" before it is so.
+    minutes = math.ceil((opening - clock.touched_ms) / 60_000)
+    return tr.ngettext(
+        "⏳ Any player may start it in {minutes} minute.",
+        "⏳ Any player may start it in {minutes} minutes.",
+        minutes,
+    ).format(minutes=minutes)
 
 
 def lobby_closed_view(tr: Translator, *, expired: bool = False) -> View:
