@@ -56,7 +56,7 @@ def claim_buttons(bot: BotHarness, chat_id: int) -> list[dict[str, Any]]:
 
 
 async def ann_on_turn(bot: BotHarness, rules: Rules, required: Rank | None) -> None:
-    """Ann to play with 7 7 · K · 2 2 in her hand; her hand message is open."""
+    """Ann to play with 2 2 · 7 7 · K in her hand; her hand message is open."""
     state = state_with(
         [cards("2♥", "2♦", "7♣", "7♦", "K♠"), cards("5♣"), cards("6♣")],
         required=required,
@@ -78,6 +78,20 @@ async def test_the_hand_reads_as_cards_and_the_pick_buttons_match(bot: BotHarnes
     picks = labels(bot, ANN.id)[0]
     assert picks == ["2 2", "• 7 7 •", "K"]
     assert not any("×" in label for row in labels(bot, ANN.id) for label in row)
+
+
+async def test_long_labels_make_shorter_rows_that_picking_does_not_change(
+    bot: BotHarness,
+) -> None:
+    four_tens = cards("10♣", "10♦", "10♥", "10♠", "2♣", "3♣", "4♣", "5♣")
+    state = state_with([four_tens, cards("6♣"), cards("7♣")], required=Rank.ACE, rest_to=2)
+    await install_game(bot, seated(state, [ANN, BOB, CAROL]))
+    await bot.start_private(ANN, f"h{GROUP_ID}")
+    widths = [len(row) for row in labels(bot, ANN.id)]
+    assert widths == [3, 2]
+    assert labels(bot, ANN.id)[1] == ["5", "10 10 10 10"]
+    await bot.press(ANN, ANN.id, has_op(Op.PICK, Rank.TEN))
+    assert [len(row) for row in labels(bot, ANN.id)][:2] == widths
 
 
 async def test_the_required_rank_is_marked_and_a_picked_rank_is_ticked(bot: BotHarness) -> None:
