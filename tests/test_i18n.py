@@ -26,6 +26,7 @@ from tests.support.fake_telegram import check_telegram_html
 from tgcheat.bot import settings_texts, views
 from tgcheat.bot.texts import CLAIM_MANY, CLAIM_WORDS, claim_phrase
 from tgcheat.engine.cards import CLAIMABLE_RANKS, Rank
+from tgcheat.engine.rules import OPTION_VALUES
 from tgcheat.i18n import LOCALES_DIR, available_languages, translator
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -418,7 +419,7 @@ def button_msgids() -> frozenset[str]:
 def test_the_collectors_find_popups_and_buttons() -> None:
     popups, buttons = popup_msgids(), button_msgids()
     assert {"This button is out of date.", "You believe it.", "It is not your turn."} <= popups
-    assert {"❗ Cheat!", "✅ I believe you", "▶️ Play {claim}", "🂠 My cards"} <= buttons
+    assert {"❗ Cheat!", "✅ I believe you", "▶️ Play: {claim}", "🃏 My cards"} <= buttons
     known = {m.id for m in entries(template())}
     assert popups <= known
     assert buttons <= known
@@ -457,10 +458,9 @@ def test_buttons_are_short(lang: str) -> None:
     assert not too_long, f"{lang}: button labels over {BUTTON_LIMIT} characters: {too_long}"
 
 
-@pytest.mark.parametrize("lang", TRANSLATED)
+@pytest.mark.parametrize("lang", LANGUAGES)
 def test_presets_fit_their_row(lang: str) -> None:
-    """The presets share one row of the settings menu. (The English «Верю — не верю»
-    (French) is 25 characters: the English catalog follows the code's msgid.)"""
+    """Each preset has a row of its own in the settings menu, and its name fits there."""
     tr = translator(lang)
     too_long = [
         label
@@ -468,3 +468,26 @@ def test_presets_fit_their_row(lang: str) -> None:
         if len(label := tr._(msgid)) > BUTTON_LIMIT
     ]
     assert not too_long, f"{lang}: {too_long}"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_option_values_fit_two_to_a_row(lang: str) -> None:
+    """An option's menu shows its values two to a row, the current one ticked."""
+    tr = translator(lang)
+    too_long = [
+        label
+        for values in OPTION_VALUES.values()
+        for value in values
+        if len(label := "✅ " + settings_texts.value_text(tr, value)) > BUTTON_LIMIT
+    ]
+    assert not too_long, f"{lang}: {too_long}"
+
+
+#: The playing card back (U+1F0A0): many Android fonts draw it as an empty box.
+CARD_BACK = "\U0001f0a0"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_card_back_emoji(lang: str) -> None:
+    shown = [form for message in entries(catalog(lang)) for form in forms(message)]
+    assert [text for text in shown if CARD_BACK in text] == []

@@ -41,7 +41,7 @@ def test_a_game_of_three_is_written_down_the_same_way_twice(
     assert "> 🃏 Your cards in **Friday cards** (" in text
     assert "[▶️ Start] [✖️ Cancel]" in text
     # Plays by the hand keyboard, a turn run out on the clock, a Cheat! call revealed.
-    assert "taps [▶️ Play " in text
+    assert "taps [▶️ Play: " in text
     assert "the turn's time is up, and the bot plays for them" in text
     assert "taps [❗ Cheat!]" in text
     assert " calls Cheat on " in text

@@ -302,6 +302,15 @@ def rendered(tr: Translator) -> Iterator[Shown]:
         shown = views.hand_view(tr, session(), many, 0, TITLE, selection)
         yield _view(f"hand with selection {selection}", shown)
     yield _view("hand not on turn", views.hand_view(tr, session(), start, 2, TITLE))
+    # One card left: the limit is said as one card, with or without a rank to claim.
+    last = [cards("7♣"), cards("7♥", "Q♣"), cards("A♠", "3♦"), cards("5♣", "9♦")]
+    for what, state in {
+        "rank": game(last),
+        "any rank": game(last, rules=PRESETS["free"], required=None),
+    }.items():
+        for selection in ("", "7"):
+            shown = views.hand_view(tr, session(), state, 0, TITLE, selection)
+            yield _view(f"hand, last card, {what}, selection {selection!r}", shown)
     yield "hand text", views.hand_text(tr, count_by_rank(start.players[0].hand)), ()
     yield "card labels", " ".join(views.card_label(tr, c) for c in start.players[0].hand), ()
     yield "card counts", " / ".join(views.count_cards(tr, n) for n in (0, 1, 2, 5, 21)), ()
@@ -390,6 +399,8 @@ def rendered(tr: Translator) -> Iterator[Shown]:
     for name, preset in {**PRESETS, "house": house_rules()}.items():
         yield _view(f"settings, {name}", views.settings_view(tr, CHAT, preset))
         yield _view(f"rules, {name}", views.rules_view(tr, preset))
+        changed = dataclasses.replace(preset, passing=Passing.VOTE, turn_timeout_s=30)
+        yield _view(f"rules, {name} changed", views.rules_view(tr, changed))
         yield f"rules name {name}", views.rules_name(tr, preset), ()
         for index in range(len(OPTION_NAMES)):
             yield _view(f"option {index}, {name}", views.option_view(tr, CHAT, preset, index))
@@ -506,3 +517,18 @@ def test_buttons_fit_a_phone(lang: str) -> None:
             limit = SHARED_ROW_LIMIT if len(row) > 1 else OWN_ROW_LIMIT
             problems += [f"{what}: {label!r}" for label in row if len(label) > limit]
     assert not problems, f"{lang}: buttons too long:\n" + "\n".join(problems)
+
+
+#: The playing card back (U+1F0A0): many Android fonts draw it as an empty box.
+CARD_BACK = "\U0001f0a0"
+
+
+@pytest.mark.parametrize("lang", available_languages())
+def test_no_card_back_emoji_in_any_view(lang: str) -> None:
+    found = [
+        f"{what}: {shown!r}"
+        for what, text, rows in rendered(translator(lang))
+        for shown in _texts(text, rows)
+        if CARD_BACK in shown
+    ]
+    assert not found, "\n".join(found)

@@ -589,7 +589,7 @@ class GameDriver:
         return True
 
     async def my_cards(self, user: User) -> None:
-        """The table's 🂠 My cards link: a fresh hand message (after a view went stale)."""
+        """The table's 🃏 My cards link: a fresh hand message (after a view went stale)."""
         self.stats.shown["my_cards_taps"] += 1
         await self.telegram.deliver(self.telegram.updates.start_private(user, f"h{self.chat_id}"))
 

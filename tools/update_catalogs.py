@@ -8,6 +8,7 @@ into each catalog; the English catalog's translations are its msgids.
 from __future__ import annotations
 
 import argparse
+import copy
 import io
 import sys
 from pathlib import Path
@@ -65,7 +66,9 @@ def main() -> int:
         language = po_path.parent.parent.name
         with po_path.open("rb") as po_file:
             catalog = read_po(po_file, locale=language)
-        catalog.update(template, no_fuzzy_matching=True)
+        # A copy: update() adopts the template's new messages as they are, and filling the
+        # English catalog below would otherwise give every later language English texts.
+        catalog.update(copy.deepcopy(template), no_fuzzy_matching=True)
         catalog.obsolete.clear()
         if language == "en":
             catalog.fuzzy = False

@@ -297,7 +297,7 @@ class Publisher:
             session.chat_id,
             views.View(
                 tr._(
-                    "{names}: I can't send you your cards. Tap <b>🂠 My cards</b> on the "
+                    "{names}: I can't send you your cards. Tap <b>🃏 My cards</b> on the "
                     "table and press <b>Start</b> in our private chat."
                 ).format(names=names)
             ),

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tgcheat.engine.rules import OPTION_NAMES, RulesProblem
+from tgcheat.bot.texts import Nn_
+from tgcheat.engine.rules import OPTION_NAMES, PRESETS, RulesProblem
 from tgcheat.i18n import N_, Translator
 
 #: Option → (its name, a one-line explanation).
@@ -21,7 +22,7 @@ OPTION_TEXTS: dict[str, tuple[str, str]] = {
         N_("The first press counts, or the nearest player clockwise after a short wait."),
     ),
     "challenge_grace_s": (
-        N_("Wait for other Cheat! calls"),
+        N_("Wait for other Cheat! calls (s)"),
         N_("Seconds others may still join a Cheat! call (nearest clockwise wins)."),
     ),
     "challenge_window": (
@@ -49,7 +50,7 @@ OPTION_TEXTS: dict[str, tuple[str, str]] = {
         N_("One game, first to N wins, best of N, or N games scoring cards left (lowest wins)."),
     ),
     "turn_timeout_s": (
-        N_("Turn time"),
+        N_("Turn time (s)"),
         N_("Seconds to play before one card is played for you; off for slow friendly games."),
     ),
     "afk_limit": (
@@ -84,10 +85,12 @@ VALUE_TEXTS: dict[str, str] = {
     "single": N_("one game"),
 }
 
-MATCH_TEXTS: dict[str, str] = {
-    "first_to": N_("first to {n} wins"),
-    "best_of": N_("best of {n}"),
-    "penalty": N_("{n} games, penalty points"),
+#: A match's length, short enough for two values to share a row of the menu (the option's
+#: explanation says the rest); plural messages, because many languages decline the noun.
+MATCH_TEXTS: dict[str, tuple[str, str]] = {
+    "first_to": Nn_("first to {n} win", "first to {n} wins"),
+    "best_of": Nn_("best of {n}", "best of {n}"),
+    "penalty": Nn_("{n} game, points", "{n} games, points"),
 }
 
 PRESET_TEXTS: dict[str, str] = {
@@ -95,6 +98,18 @@ PRESET_TEXTS: dict[str, str] = {
     "verju": N_("«Верю — не верю»"),
     "free": N_("Free rank (Italian)"),
 }
+
+#: Each preset in one line, for /rules when a group plays it unchanged.
+PRESET_SUMMARIES: dict[str, str] = {
+    "cheat": N_(
+        "Claim the next rank each turn: A, 2, 3 … K, then A again. Anyone may call Cheat!"
+    ),
+    "verju": N_(
+        "One rank per round, named by whoever opens it. Only the next player may call Cheat!"
+    ),
+    "free": N_("Claim any rank you like, every turn. Anyone may call Cheat!"),
+}
+assert set(PRESET_TEXTS) == set(PRESET_SUMMARIES) == set(PRESETS)
 
 RULES_PROBLEMS: dict[RulesProblem, str] = {
     RulesProblem.NEXT_WITH_WINDOW_TWO: N_(
@@ -121,8 +136,9 @@ def value_text(tr: Translator, value: str) -> str:
     if value in VALUE_TEXTS:
         return tr._(VALUE_TEXTS[value])
     kind, _, number = value.rpartition("_")
-    if kind in MATCH_TEXTS:
-        return tr._(MATCH_TEXTS[kind]).format(n=number)
+    if kind in MATCH_TEXTS and number.isdigit():
+        singular, plural = MATCH_TEXTS[kind]
+        return tr.ngettext(singular, plural, int(number)).format(n=number)
     return value
 
 

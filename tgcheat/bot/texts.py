@@ -4,6 +4,8 @@ own message, because many languages make the numeral agree with the noun («од
 
 from __future__ import annotations
 
+import gettext
+
 from tgcheat.engine.cards import Rank
 from tgcheat.i18n import N_, Translator
 
@@ -162,16 +164,18 @@ def rank_plural(tr: Translator, rank: Rank) -> str:
 
 
 def rank_symbol(tr: Translator, rank: Rank) -> str:
-    known = _SYMBOLS.get((tr.language, rank))
+    known = _SYMBOLS.get((tr.catalog, rank))
     if known is None:
         symbol = RANK_SYMBOL[rank]
         known = tr._(symbol) if rank in _TRANSLATED_SYMBOLS else symbol
-        _SYMBOLS[tr.language, rank] = known
+        _SYMBOLS[tr.catalog, rank] = known
     return known
 
 
 #: Rank symbols by language, looked up once: a hand keyboard shows a dozen of them.
-_SYMBOLS: dict[tuple[str, Rank], str] = {}
+#: Keyed by the catalog itself, not its language's name: two translators of one language with
+#: other catalogs (a test's marking one) must not share symbols.
+_SYMBOLS: dict[tuple[gettext.NullTranslations, Rank], str] = {}
 
 
 _TRANSLATED_SYMBOLS = frozenset({Rank.ACE, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.JOKER})

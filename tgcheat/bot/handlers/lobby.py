@@ -31,12 +31,15 @@ from tgcheat.table.transitions import Actor
 
 HELP_TEXT = N_(
     "🃏 <b>Cheat</b>, the bluffing card game.\n"
-    "Add me to a group and send /new there. Everyone taps <b>Join</b>, then "
-    "<b>Start</b>. Your cards come here, in our private chat; on your turn you play "
-    "1–4 cards face down and say which rank they are, truly or not. Anyone who doubts it "
-    "taps <b>Cheat!</b>: a liar takes the pile, and so does a wrong accuser. "
-    "The first to get rid of all their cards wins.\n\n"
-    "/new opens a game · /join · /leave · /stop ends it"
+    "Add me to a group and send /new there. Everyone taps <b>Join</b>, then <b>Start</b>; "
+    "your cards come here, to our private chat.\n\n"
+    "On your turn, play 1–4 cards face down and claim them, like “two 7s”: the number is "
+    "always true, the rank may be a lie. In the classic rules the rank to claim goes up "
+    "each turn: A, 2, 3 … K, then A again.\n\n"
+    "Bluffing is the point: you often hold no card of the rank. Doubt a claim? Tap "
+    "<b>Cheat!</b>: a liar takes the pile, and so does a wrong accuser. The first to get rid "
+    "of all their cards wins.\n\n"
+    "/new opens a game · /join · /leave · /stop ends it · /rules"
 )
 
 

@@ -25,10 +25,15 @@ from tgcheat.table.session import Session
 
 
 def hand_text(tr: Translator, held: Mapping[Rank, int]) -> str:
-    """A hand as its ranks and how many of each (``count_by_rank``)."""
-    return " · ".join(
-        rank_symbol(tr, rank) + (f"×{count}" if count > 1 else "") for rank, count in held.items()
-    )
+    """A hand as cards, grouped by rank (``count_by_rank``): "7 7 · K". Each card is its rank's
+    symbol: suits never matter in the game, and a row of cards reads at a glance on a phone
+    where "7×2" reads as arithmetic."""
+    return " · ".join(cards_of_rank(tr, rank, count) for rank, count in held.items())
+
+
+def cards_of_rank(tr: Translator, rank: Rank, count: int) -> str:
+    """``count`` cards of ``rank`` as the hand shows them: "7 7"."""
+    return " ".join([rank_symbol(tr, rank)] * count)
 
 
 def hand_view(
@@ -136,6 +141,13 @@ def _own_result(tr: Translator, session: Session, state: GameState, seat: int) -
 
 def _turn_prompt(tr: Translator, state: GameState, limit: int) -> str:
     rank = state.required
+    if limit == 1:
+        # "Play up to 1 card" reads oddly; one card is often the last one in the hand.
+        if rank is not None:
+            return tr._("🔔 Your turn: play one card and claim {claim}.").format(
+                claim=f"<b>{html.escape(claim_phrase(tr, 1, rank))}</b>"
+            )
+        return tr._("🔔 Your turn: play one card and name any rank.")
     if rank is not None:
         return tr.ngettext(
             "🔔 Your turn: play up to {most} card as {rank}.",
@@ -194,6 +206,16 @@ def _answer_rows(
     return rows
 
 
+#: Pick buttons per row: four fit a phone held in one hand while each label is a few cards…
+PICK_ROW = 4
+#: … and rows hold fewer buttons once a label may grow longer than this many characters
+#: ("✅ 10 10 10", "• 10 10 10 •"), so that Telegram does not cut it short.
+PICK_LABEL_FITS_FOUR = 9
+PICK_LABEL_FITS_THREE = 13
+#: Claim buttons per row: A–5, 6–10, then the court cards on a row of their own.
+CLAIM_ROW = 5
+
+
 def _play_rows(
     tr: Translator,
     session: Session,
@@ -203,35 +225,46 @@ def _play_rows(
     selected: Counter[Rank],
     lines: list[str],
 ) -> list[list[Button]]:
+    """The keyboard of a turn: a button per rank held (tap to pick one more card of it), then
+    either ▶️ Play with the claim, alone on its row, or, when no rank is required, a grid of the
+    ranks to claim ("= Q"); then ✖️ Clear and a way to pass. ``lines`` gets what to tap next."""
     selection = "".join(r.code for r in sorted(selected.elements()))
     picks = HandPress(Op.PICK, session.chat_id, session.game_id, state.plays, selection)
-    buttons = []
-    for (rank, count), data in zip(held.items(), picks.encode_each(held), strict=True):
-        chosen = selected[rank]
-        label = rank_symbol(tr, rank) + (f" ×{count}" if count > 1 else "")
-        if chosen:
-            label = f"✅ {rank_symbol(tr, rank)} {chosen}/{count}"
-        buttons.append(button(label, callback_data=data))
-    rows = in_rows(buttons)
+    labels = [
+        _pick_label(tr, rank, count, selected[rank], state.required) for rank, count in held.items()
+    ]
+    buttons = [
+        button(label, callback_data=data)
+        for label, data in zip(labels, picks.encode_each(held), strict=True)
+    ]
+    rows = in_rows(buttons, width=_pick_row_width(tr, held, state.required))
     total = sum(selected.values())
+    more = total < play_limit(state, seat)
     clear = HandPress(Op.CLEAR, session.chat_id, session.game_id, state.plays)
-    clear_button = button(tr._("✖️ Clear"), callback_data=clear.encode())
+    clear_row = [button(tr._("✖️ Clear"), callback_data=clear.encode())]
     if total and state.required is not None:
+        lines.append(tr._("Tap ▶️ Play, or more cards.") if more else tr._("Tap ▶️ Play."))
         play = HandPress(
             Op.PLAY, session.chat_id, session.game_id, state.plays, selection, state.required
         )
-        label = tr._("▶️ Play {claim}").format(claim=claim_phrase(tr, total, state.required))
-        rows.append([clear_button, button(label, callback_data=play.encode())])
+        label = tr._("▶️ Play: {claim}").format(claim=claim_phrase(tr, total, state.required))
+        # The Play button has a row of its own: the widest target, and never mistaken for Clear.
+        rows.append([button(label, callback_data=play.encode())])
+        rows.append(clear_row)
     elif total:
         # No rank is required: the player names one (any rank, even one they do not hold).
-        lines.append(tr._("Now tap the rank you claim:"))
+        lines.append(
+            tr._("Now tap the rank you claim, or more cards.")
+            if more
+            else tr._("Now tap the rank you claim.")
+        )
         play = HandPress(Op.PLAY, session.chat_id, session.game_id, state.plays, selection)
         claims = [
-            button(rank_symbol(tr, rank), callback_data=data)
+            button(_claim_label(tr, rank), callback_data=data)
             for rank, data in zip(CLAIMABLE_RANKS, play.encode_each(CLAIMABLE_RANKS), strict=True)
         ]
-        rows += in_rows(claims, width=7)
-        rows.append([clear_button])
+        rows += in_rows(claims, width=CLAIM_ROW)
+        rows.append(clear_row)
     if can_pass(state, seat):
         label = tr._("🙋 Ask to pass") if state.rules.passing is Passing.VOTE else tr._("⏭ Pass")
         press = TurnPress(Op.PASS, session.chat_id, session.game_id, state.plays)
@@ -239,3 +272,35 @@ def _play_rows(
     return rows
 
 
+def _pick_label(tr: Translator, rank: Rank, held: int, chosen: int, required: Rank | None) -> str:
+    """The cards of one rank, as in the hand text ("7 7"); once picked, the picked ones with a
+    tick ("✅ 7"), so each tap visibly adds a card. The rank to claim, while not picked, is set
+    between dots ("• 7 7 •"): a mark that cannot be taken for the tick of a pick."""
+    if chosen:
+        return "✅ " + cards_of_rank(tr, rank, chosen)
+    cards = cards_of_rank(tr, rank, held)
+    return f"• {cards} •" if rank is required else cards
+
+
+def _pick_row_width(tr: Translator, held: Mapping[Rank, int], required: Rank | None) -> int:
+    """Buttons per row, from the widest label a rank's button can take this turn (all its
+    cards picked, or marked as the rank to claim): picking never moves a button under the
+    thumb."""
+    longest = max(
+        (
+            max(
+                len(_pick_label(tr, rank, count, count, required)),
+                len(_pick_label(tr, rank, count, 0, required)),
+            )
+            for rank, count in held.items()
+        ),
+        default=0,
+    )
+    if longest <= PICK_LABEL_FITS_FOUR:
+        return PICK_ROW
+    return PICK_ROW - 1 if longest <= PICK_LABEL_FITS_THREE else PICK_ROW - 2
+
+
+def _claim_label(tr: Translator, rank: Rank) -> str:
+    """A rank to claim: "= Q", unlike a pick button, which shows cards held."""
+    return f"= {rank_symbol(tr, rank)}"

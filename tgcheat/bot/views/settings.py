@@ -15,6 +15,7 @@ from tgcheat.bot.callbacks import (
     ValueChoice,
 )
 from tgcheat.bot.settings_texts import (
+    PRESET_SUMMARIES,
     PRESET_TEXTS,
     option_help,
     option_name,
@@ -45,15 +46,16 @@ def settings_view(tr: Translator, chat_id: int, rules: Rules) -> View:
         ]
         for index, option in enumerate(OPTION_NAMES)
     ]
-    rows.append(
+    # A preset's name is words ("Free rank (Italian)"): one per row, none cut short on a phone.
+    rows += [
         [
             button(
                 tr._(PRESET_TEXTS[name]),
                 callback_data=SettingsPress(chat_id, PresetChoice(number)).encode(),
             )
-            for number, name in enumerate(PRESETS)
         ]
-    )
+        for number, name in enumerate(PRESETS)
+    ]
     return View("\n".join(lines), keyboard(rows))
 
 
@@ -101,22 +103,37 @@ def language_name(language: str) -> str:
 
 
 def rules_view(tr: Translator, rules: Rules) -> View:
-    lines = [
-        tr._("🃏 <b>Rules in force</b>: {rules}").format(rules=html.escape(rules_name(tr, rules))),
-        tr._(
-            "Play 1 or more cards face down and claim their number and a rank: the number is "
-            "true, the rank may be a lie. Doubt a claim? Call Cheat! The cards are turned "
-            "over: a liar takes the pile, and so does a wrong accuser. Your last cards must be "
-            "believed to win."
-        ),
-        "",
-    ]
-    for option in OPTION_NAMES:
-        lines.append(
+    """The rules in force as the preset they are nearest to and only what differs from it:
+    a list of every option is more than a phone shows at once, and most are never changed."""
+    preset = nearest_preset(rules)
+    name = html.escape(tr._(PRESET_TEXTS[preset]))
+    changed = differing_options(rules, PRESETS[preset])
+    if changed:
+        lines = [tr._("🃏 <b>Rules</b>: {rules}, with these changes:").format(rules=name)]
+        lines += [
             f"• <b>{html.escape(option_name(tr, option))}</b>: "
             f"{html.escape(value_text(tr, rules.option_value(option)))}"
-        )
+            for option in changed
+        ]
+    else:
+        lines = [
+            tr._("🃏 <b>Rules</b>: {rules}").format(rules=name),
+            html.escape(tr._(PRESET_SUMMARIES[preset])),
+        ]
     lines += ["", tr._("Admins change them with /settings.")]
     return View("\n".join(lines))
 
 
+def differing_options(rules: Rules, other: Rules) -> list[str]:
+    """The options (in menu order) whose values differ between ``rules`` and ``other``."""
+    return [
+        option
+        for option in OPTION_NAMES
+        if rules.option_value(option) != other.option_value(option)
+    ]
+
+
+def nearest_preset(rules: Rules) -> str:
+    """The preset that differs from ``rules`` in the fewest options (the first listed on a
+    tie, so the classic game wins over its variants)."""
+    return min(PRESETS, key=lambda name: len(differing_options(rules, PRESETS[name])))

@@ -151,7 +151,7 @@ def _table_keyboard(
         else:
             rows.append([cheat])
     rows.append(
-        [button(tr._("🂠 My cards"), url=deep_link(bot_username, hand_payload(session.chat_id)))]
+        [button(tr._("🃏 My cards"), url=deep_link(bot_username, hand_payload(session.chat_id)))]
     )
     return keyboard(rows)
 
