@@ -48,7 +48,7 @@ def test_a_game_of_three_is_written_down_the_same_way_twice(
     # The end: the result in the group, the hands closed.
     assert "## The end" in text
     assert "🏆 " in text
-    assert "Send /new for another game." in text
+    assert "🔁 Play again" in text
     assert "> The game is over." in text
 
     assert paths[1].read_text(encoding="utf-8") == text

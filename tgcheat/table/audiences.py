@@ -96,8 +96,7 @@ def audience(state: GameState, events: Sequence[Event], notice: Notice | None = 
             # Every hand shows the vote, or that it is over.
             changed |= everyone
         elif isinstance(event, ChallengeResolved):
-            # The Cheat! button in the hand of whoever was to answer the claim is gone.
-            changed.add(event.challenger)
+            # The Cheat! button in the hand of the player who was to answer the claim is gone.
             changed.add(state.next_active(event.claim.seat))
     changed = {seat for seat in changed if not state.players[seat].left} | own_hand
     if notice is not None:

@@ -21,12 +21,12 @@ class LanguageHandlers:
         tr = await shell.language_of(command.asker)
         chat_id = command.chat_id
         if not command.in_group:
-            await shell.sender.send(chat_id, views.language_view(tr, chat_id, tr.language, False))
+            await shell.tell(command.asker, views.language_view(tr, chat_id, tr.language, False))
             return
         if not await shell.is_admin(chat_id, command.user_id):
             raise Answer(N_("Only a group admin can change its language."))
         current = await shell.store.settings.group_language(chat_id) or tr.language
-        await shell.sender.send(chat_id, views.language_view(tr, chat_id, current, True))
+        await shell.tell(command.asker, views.language_view(tr, chat_id, current, True))
 
     async def press(self, tap: Tap, press: LanguagePress) -> None:
         shell = self.shell

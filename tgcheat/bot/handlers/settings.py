@@ -39,13 +39,13 @@ class SettingsHandlers:
         await self._check_manager(chat_id, command.user_id)
         rules = await self.shell.store.settings.group_rules(chat_id) or Rules()
         tr = await self.shell.group_language(chat_id, command.asker.language_code)
-        await self.shell.sender.send(chat_id, views.settings_view(tr, chat_id, rules))
+        await self.shell.tell(command.asker, views.settings_view(tr, chat_id, rules))
 
     async def rules(self, command: Command) -> None:
         shell = self.shell
         if not command.in_group:
             tr = await shell.language_of(command.asker)
-            await shell.sender.send(command.chat_id, views.rules_view(tr, Rules()))
+            await shell.tell(command.asker, views.rules_view(tr, Rules()))
             return
         session, _ = await shell.store.load(command.chat_id)
         if session is not None and session.in_progress:
@@ -53,7 +53,7 @@ class SettingsHandlers:
         else:
             rules = await shell.store.settings.group_rules(command.chat_id) or Rules()
         tr = await shell.group_language(command.chat_id, command.asker.language_code)
-        await shell.sender.send(command.chat_id, views.rules_view(tr, rules))
+        await shell.tell(command.asker, views.rules_view(tr, rules))
 
     async def press(self, tap: Tap, press: SettingsPress) -> None:
         shell = self.shell
