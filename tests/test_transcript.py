@@ -45,11 +45,12 @@ def test_a_game_of_three_is_written_down_the_same_way_twice(
     assert "the turn's time is up, and the bot plays for them" in text
     assert "taps [❗ Cheat!]" in text
     assert " calls Cheat on " in text
-    # The end: the result in the group, the hands closed.
+    # The end: the final table in the group, each hand closed with its own result.
     assert "## The end" in text
     assert "🏆 " in text
-    assert "🔁 Play again" in text
-    assert "> The game is over." in text
+    assert "[🔁 Play again]" in text
+    assert "> 🏆 You won!" in text
+    assert "> 🏁 The game is over: you finished 2 of 3." in text
 
     assert paths[1].read_text(encoding="utf-8") == text
 
