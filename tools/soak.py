@@ -124,7 +124,8 @@ MAX_GAMES = 500
 MAX_SECONDS = 3600
 #: Markers of the group messages counted at the end (the players' language is English).
 REVEAL_MARK = " calls Cheat on "
-RESULT_MARK = "Send /new for another game."
+#: The final table's summary: it is in no other group message.
+RESULT_MARK = " wrong call"
 LOBBY_MARK = "a new game is open"
 ALREADY_OPEN = "A game is already open here."
 JOINED_MARK = "You joined the game in"

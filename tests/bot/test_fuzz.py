@@ -277,6 +277,15 @@ def legal_change(session: Session | None, user_id: int, press: Press) -> bool:
     return refusal(game, action) is None
 
 
+def _cancels(session: Session | None, user_id: int, press: Press, admins: set[int]) -> bool:
+    """Cancel on the lobby, by its creator or an admin."""
+    if press.op is not Op.CANCEL or session is None or session.lobby is None:
+        return False
+    assert isinstance(press, TablePress)
+    right_lobby = press.chat_id == GROUP_ID and press.game_id == session.game_id
+    return right_lobby and (user_id == session.creator or user_id in admins)
+
+
 def _leaves_the_lobby(session: Session | None, user_id: int, press: Press) -> bool:
     """The lobby's Leave button, by someone in it."""
     if press.op is not Op.LEAVE or session is None or session.lobby is None:
@@ -377,6 +386,10 @@ async def press(
     if parsed is not None and _starts(session, user.id, parsed, admins):
         assert after_version == version + 1, f"{data!r} by {user.first_name}: not dealt"
         assert after_session is not None and after_session.game is not None
+        return True
+    if parsed is not None and _cancels(session, user.id, parsed, admins):
+        assert after_version == version + 1, f"{data!r} by {user.first_name}: not cancelled"
+        assert after_session is not None and not after_session.in_progress
         return True
     if parsed is not None and _leaves_the_lobby(session, user.id, parsed):
         assert after_version == version + 1, f"{data!r} by {user.first_name}: still in"
