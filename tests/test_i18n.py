@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import gettext
 import importlib.util
+import re
 import string
 from collections.abc import Iterator
 from functools import cache
@@ -139,11 +140,16 @@ def test_every_shipped_language_has_a_catalog() -> None:
 
 
 def test_the_template_is_up_to_date_with_the_code() -> None:
-    extracted = load_tool().extract()
+    tool = load_tool()
+    extracted = tool.extract()
     in_code = {key(m) for m in entries(extracted)}
     in_template = {key(m) for m in entries(template())}
     assert in_code - in_template == set(), "run python tools/update_catalogs.py"
     assert in_template - in_code == set(), "run python tools/update_catalogs.py"
+    # What `python tools/update_catalogs.py --check` checks: the template as extraction
+    # writes it, order and source files too.
+    assert tool.template_is_current(), "run python tools/update_catalogs.py"
+    assert tool.main(["--check"]) == 0
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -161,6 +167,40 @@ def test_catalog_has_every_template_message_translated(lang: str) -> None:
         if not all(form.strip() for form in forms(message)):
             problems.append(f"empty: {message.id!r}")
     assert not problems, f"{lang}:\n" + "\n".join(problems)
+
+
+#: Msgids a language may keep as they are: words it writes like English.
+SAME_AS_ENGLISH: dict[str, set[str]] = {
+    "fr": {"Jokers", "jokers", "Match"},
+    "nl": {"Jokers", "jokers"},
+}
+_FIELD = re.compile(r"\{[^{}]*\}|<[^>]+>|/[a-z_]+")
+
+
+def english_words(text: str) -> list[str]:
+    """The words of a msgid outside its placeholders, tags and /commands (four letters or
+    more: rank letters, "OK" and the like are the same everywhere)."""
+    return re.findall(r"[A-Za-z]{4,}", _FIELD.sub(" ", text))
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_no_translation_is_a_copy_of_the_english(lang: str) -> None:
+    """A message merged without a translation once got its English text as one: every
+    msgstr equal to its msgid is flagged when the msgid has English words in it."""
+    allowed = SAME_AS_ENGLISH.get(lang, set())
+    copies = [
+        form
+        for message in entries(catalog(lang))
+        for form in forms(message)
+        if form in ids(message) and form not in allowed and english_words(form)
+    ]
+    assert not copies, f"{lang}: English left as a translation: {copies}"
+
+
+def test_the_copy_check_sees_words_not_placeholders() -> None:
+    assert english_words("⏰ {name} left the game.") == ["left", "game"]
+    assert english_words("{place}. {name} · {cards}") == []
+    assert english_words("<b>{name}</b>: {score}") == []
 
 
 # --- placeholders ----------------------------------------------------------------------------
@@ -476,9 +516,9 @@ def test_option_values_fit_two_to_a_row(lang: str) -> None:
     tr = translator(lang)
     too_long = [
         label
-        for values in OPTION_VALUES.values()
+        for option, values in OPTION_VALUES.items()
         for value in values
-        if len(label := "✅ " + settings_texts.value_text(tr, value)) > BUTTON_LIMIT
+        if len(label := "✅ " + settings_texts.value_text(tr, option, value)) > BUTTON_LIMIT
     ]
     assert not too_long, f"{lang}: {too_long}"
 

@@ -475,7 +475,7 @@ def test_no_english_catalog_text_is_left(lang: str) -> None:
 def test_the_english_check_catches_english() -> None:
     assert english_left("fr", ["🃏 <b>Menteur</b> · tas : 12 cartes", "❗ Menteur !"]) == []
     assert english_left("fr", ["❗ Cheat!"])
-    assert english_left("fr", ["Tu joues ; Waiting for Ann"])
+    assert english_left("fr", ["Tu joues ; Last cards were played"])
     assert english_left("de", ["⏭ Passen"]) == []
     assert english_left("de", ["⏭ Pass"])
 

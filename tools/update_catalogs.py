@@ -1,5 +1,6 @@
 """Extract every translatable string from tgcheat/ into locales/tgcheat.pot (Babel) and merge it
-into each catalog; the English catalog's translations are its msgids.
+into each catalog; the English catalog's translations are its msgids. Messages are located by
+file only, not line: an edit that moves a message within its file changes no catalog.
 
     python tools/update_catalogs.py            # rewrite the template and the catalogs
     python tools/update_catalogs.py --check    # exit 1 if the template is out of date
@@ -20,7 +21,7 @@ from babel.messages.pofile import read_po, write_po
 ROOT = Path(__file__).resolve().parent.parent
 LOCALES = ROOT / "locales"
 TEMPLATE = LOCALES / "tgcheat.pot"
-KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None, "Nn_": (1, 2)}
+KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None, "Nn_": (1, 2), "NC_": ((1, "c"), 2)}
 
 
 def extract() -> Catalog:
@@ -40,7 +41,9 @@ def extract() -> Catalog:
 
 def render(catalog: Catalog) -> bytes:
     buffer = io.BytesIO()
-    write_po(buffer, catalog, width=100, omit_header=False, sort_output=False)
+    write_po(
+        buffer, catalog, width=100, omit_header=False, sort_output=False, include_lineno=False
+    )
     return buffer.getvalue()
 
 
@@ -49,15 +52,23 @@ def without_dates(po: bytes) -> bytes:
     return b"\n".join(line for line in po.splitlines() if not line.startswith(dated))
 
 
-def main() -> int:
+def template_is_current(rendered: bytes | None = None) -> bool:
+    """Whether locales/tgcheat.pot is what extraction writes now (its dates aside): every
+    message, context, plural, comment and source file, in order."""
+    if rendered is None:
+        rendered = render(extract())
+    current = TEMPLATE.read_bytes() if TEMPLATE.exists() else b""
+    return without_dates(current) == without_dates(rendered)
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--check", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     template = extract()
     rendered = render(template)
     if args.check:
-        current = TEMPLATE.read_bytes() if TEMPLATE.exists() else b""
-        if without_dates(current) != without_dates(rendered):
+        if not template_is_current(rendered):
             print("locales/tgcheat.pot is out of date: run python tools/update_catalogs.py")
             return 1
         return 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tgcheat.bot.texts import Nn_
+from tgcheat.bot.texts import NC_, Nn_
 from tgcheat.engine.rules import OPTION_NAMES, PRESETS, RulesProblem
 from tgcheat.i18n import N_, Translator
 
@@ -22,7 +22,7 @@ OPTION_TEXTS: dict[str, tuple[str, str]] = {
         N_("The first press counts, or the nearest player clockwise after a short wait."),
     ),
     "challenge_grace_s": (
-        N_("Wait for other Cheat! calls (s)"),
+        N_("Wait for other Cheat! calls"),
         N_("Seconds others may still join a Cheat! call (nearest clockwise wins)."),
     ),
     "challenge_window": (
@@ -50,7 +50,7 @@ OPTION_TEXTS: dict[str, tuple[str, str]] = {
         N_("One game, first to N wins, best of N, or N games scoring cards left (lowest wins)."),
     ),
     "turn_timeout_s": (
-        N_("Turn time (s)"),
+        N_("Turn time"),
         N_("Seconds to play before one card is played for you; off for slow friendly games."),
     ),
     "afk_limit": (
@@ -60,7 +60,7 @@ OPTION_TEXTS: dict[str, tuple[str, str]] = {
 }
 assert set(OPTION_TEXTS) == set(OPTION_NAMES)
 
-#: The words of option values; numbers are shown as they are.
+#: The words of option values; numbers are shown as they are, seconds with their unit.
 VALUE_TEXTS: dict[str, str] = {
     "ascending": N_("ascending"),
     "same": N_("same in a round"),
@@ -74,16 +74,25 @@ VALUE_TEXTS: dict[str, str] = {
     "last": N_("last play"),
     "two": N_("last two plays"),
     "all": N_("everyone"),
-    "off": N_("off"),
     "wild": N_("wild"),
     "never": N_("never"),
     "exhausted": N_("rank used up"),
     "vote": N_("by vote"),
     "any": N_("any number"),
     "auto": N_("auto"),
-    "none": N_("none"),
     "single": N_("one game"),
 }
+
+#: Values whose words depend on the option they set, with a message context each: "off" is
+#: no jokers for one option and no clock for another, and many languages say those apart.
+OPTION_VALUE_TEXTS: dict[tuple[str, str], tuple[str, str]] = {
+    ("jokers", "off"): NC_("jokers", "off"),
+    ("turn_timeout_s", "off"): NC_("turn timer", "off"),
+    ("move_cap", "none"): NC_("play limit", "none"),
+}
+
+#: Options whose numbers are seconds: "90 s", not a bare "90".
+SECONDS_OPTIONS = frozenset({"challenge_grace_s", "turn_timeout_s"})
 
 #: A match's length, short enough for two values to share a row of the menu (the option's
 #: explanation says the rest); plural messages, because many languages decline the noun.
@@ -95,7 +104,7 @@ MATCH_TEXTS: dict[str, tuple[str, str]] = {
 
 PRESET_TEXTS: dict[str, str] = {
     "cheat": N_("Cheat (classic)"),
-    "verju": N_("«Верю — не верю»"),
+    "verju": N_("Verju (Russian rules)"),
     "free": N_("Free rank (Italian)"),
 }
 
@@ -132,14 +141,28 @@ RULES_PROBLEMS: dict[RulesProblem, str] = {
 }
 
 
-def value_text(tr: Translator, value: str) -> str:
+def value_text(tr: Translator, option: str, value: str) -> str:
+    """A value of ``option`` in words ("off", "first to 3 wins", "90 s")."""
+    contextual = OPTION_VALUE_TEXTS.get((option, value))
+    if contextual is not None:
+        return tr.pgettext(*contextual)
     if value in VALUE_TEXTS:
         return tr._(VALUE_TEXTS[value])
+    if option in SECONDS_OPTIONS and value.isdigit():
+        return tr._("{n} s").format(n=value)
     kind, _, number = value.rpartition("_")
     if kind in MATCH_TEXTS and number.isdigit():
         singular, plural = MATCH_TEXTS[kind]
         return tr.ngettext(singular, plural, int(number)).format(n=number)
     return value
+
+
+def option_value_line(tr: Translator, option: str, value: str) -> str:
+    """ "Turn time: 90 s", as plain text; the separator is the language's own ("Valeur :
+    croissante" in French)."""
+    return tr._("{option}: {value}").format(
+        option=option_name(tr, option), value=value_text(tr, option, value)
+    )
 
 
 def option_name(tr: Translator, option: str) -> str:

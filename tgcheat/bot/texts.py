@@ -15,6 +15,13 @@ def Nn_(singular: str, plural: str) -> tuple[str, str]:
     return singular, plural
 
 
+def NC_(context: str, message: str) -> tuple[str, str]:
+    """Marks a message with its context (a msgctxt) for extraction; translated with
+    ``Translator.pgettext``. For a word that reads differently where it is shown ("off" for
+    jokers and for the turn timer)."""
+    return context, message
+
+
 #: "one 7", "two 7s", "three 7s", "four 7s" for every rank a claim may name (never a joker).
 CLAIM_WORDS: dict[Rank, tuple[str, str, str, str]] = {
     Rank.ACE: (

@@ -83,7 +83,7 @@ def rules_name(tr: Translator, rules: Rules) -> str:
 
 
 def claim_line(tr: Translator, state: GameState, claim: Claim) -> str:
-    return tr._("{name}: {claim}").format(
+    return tr._("{name} — {claim}").format(
         name=name_html(state.players[claim.seat].name),
         claim=claim_phrase(tr, len(claim.cards), claim.rank),
     )

@@ -51,7 +51,7 @@ def hand_view(
         tr._("🃏 Your cards in {group} ({count}):").format(
             group=f"<b>{html.escape(title)}</b>", count=len(player.hand)
         ),
-        hand_text(tr, held) if player.hand else tr._("none"),
+        hand_text(tr, held) if player.hand else tr.pgettext("hand", "none"),
     ]
     notice = session.notice
     if notice is not None and notice.seat == seat:
@@ -74,7 +74,7 @@ def hand_view(
             picked = " ".join(rank_symbol(tr, r) for r in sorted(selected.elements()))
             lines.append(tr._("Selected: {cards}").format(cards=picked))
         else:
-            lines.append(tr._("Tap a rank to pick a card of it; tap again for one more."))
+            lines.append(tr._("Tap the cards you play."))
         rows += _play_rows(tr, session, state, seat, held, selected, lines)
     elif answers.final_in_group:
         lines += ["", tr._("Last cards were played: answer in the group.")]

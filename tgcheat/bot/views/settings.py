@@ -19,6 +19,7 @@ from tgcheat.bot.settings_texts import (
     PRESET_TEXTS,
     option_help,
     option_name,
+    option_value_line,
     value_text,
 )
 from tgcheat.bot.views.base import View, button, in_rows, keyboard, rules_name
@@ -40,7 +41,7 @@ def settings_view(tr: Translator, chat_id: int, rules: Rules) -> View:
     rows = [
         [
             button(
-                f"{option_name(tr, option)}: {value_text(tr, rules.option_value(option))}",
+                option_value_line(tr, option, rules.option_value(option)),
                 callback_data=SettingsPress(chat_id, OptionMenu(index)).encode(),
             )
         ]
@@ -63,12 +64,12 @@ def option_view(tr: Translator, chat_id: int, rules: Rules, index: int) -> View:
     option = OPTION_NAMES[index]
     current = rules.option_value(option)
     lines = [
-        f"⚙️ <b>{html.escape(option_name(tr, option))}</b>: {html.escape(value_text(tr, current))}",
+        "⚙️ " + _option_value_html(tr, option, current),
         html.escape(option_help(tr, option)),
     ]
     buttons = [
         button(
-            ("✅ " if value == current else "") + value_text(tr, value),
+            ("✅ " if value == current else "") + value_text(tr, option, value),
             callback_data=SettingsPress(chat_id, ValueChoice(index, number)).encode(),
         )
         for number, value in enumerate(OPTION_VALUES[option])
@@ -78,6 +79,14 @@ def option_view(tr: Translator, chat_id: int, rules: Rules, index: int) -> View:
         [button(tr._("« Back"), callback_data=SettingsPress(chat_id, SettingsMenu()).encode())]
     )
     return View("\n".join(lines), keyboard(rows))
+
+
+def _option_value_html(tr: Translator, option: str, value: str) -> str:
+    """ "<b>Turn time</b>: 90 s", with the language's own separator."""
+    return tr._("{option}: {value}").format(
+        option=f"<b>{html.escape(option_name(tr, option))}</b>",
+        value=html.escape(value_text(tr, option, value)),
+    )
 
 
 def language_view(tr: Translator, chat_id: int, current: str, group: bool) -> View:
@@ -111,9 +120,7 @@ def rules_view(tr: Translator, rules: Rules) -> View:
     if changed:
         lines = [tr._("🃏 <b>Rules</b>: {rules}, with these changes:").format(rules=name)]
         lines += [
-            f"• <b>{html.escape(option_name(tr, option))}</b>: "
-            f"{html.escape(value_text(tr, rules.option_value(option)))}"
-            for option in changed
+            "• " + _option_value_html(tr, option, rules.option_value(option)) for option in changed
         ]
     else:
         lines = [
