@@ -190,7 +190,7 @@ async def test_settings_presets_one_per_row_and_values_two_per_row(bot: BotHarne
     preset_rows = [row for row in rows_of(bot, GROUP_ID) if any(is_preset(b) for b in row)]
     assert [[b["text"] for b in row] for row in preset_rows] == [
         ["Cheat (classic)"],
-        ["«Верю — не верю»"],
+        ["Verju (Russian rules)"],
         ["Free rank (Italian)"],
     ]
     await bot.press(ANN, GROUP_ID, "Match")
@@ -242,9 +242,9 @@ async def test_rules_near_a_variant_name_the_variant(bot: BotHarness) -> None:
     )
     await bot.command(ANN, "/rules")
     text = text_of(bot, GROUP_ID)
-    assert "🃏 Rules: «Верю — не верю», with these changes:" in text
+    assert "🃏 Rules: Verju (Russian rules), with these changes:" in text
     assert [line for line in text.splitlines() if line.startswith("• ")] == [
-        "• Turn time (s): 30",
+        "• Turn time: 30 s",
         "• Missed turns: 2",
     ]
 

@@ -68,7 +68,7 @@ async def test_new_with_a_preset_and_an_unknown_one(bot: BotHarness) -> None:
     await bot.command(ADMIN, "/new verju")
     session, _ = await bot.store.load(GROUP_ID)
     assert session is not None and session.rules == PRESETS["verju"]
-    assert "«Верю — не верю»" in (bot.fake.last_message(GROUP_ID).plain_text or "")
+    assert "Verju (Russian rules)" in (bot.fake.last_message(GROUP_ID).plain_text or "")
 
 
 async def test_verju_opener_names_the_rank_and_the_next_player_answers_privately(
