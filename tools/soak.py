@@ -791,11 +791,18 @@ async def chaos(
     first of each kind comes early, so that a short run meets them all."""
     kinds = iter_kinds(rng, rates)
     pauses = iter((0.3, 0.4, 0.4))
-    while not stop.is_set():
+    # The first of each kind is injected whatever the games do meanwhile: a short run whose
+    # games end early still meets every kind (the run waits for them before it stops).
+    first_round = 3
+    while first_round > 0 or not stop.is_set():
         pause = next(pauses, None) or rng.uniform(*rates.chaos_every)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), pause)
-            return
+        if first_round > 0:
+            await asyncio.sleep(pause)
+            first_round -= 1
+        else:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), pause)
+                return
         kind = next(kinds)
         if kind == "redis":
             stats.faults["redis_restart"] += 1
