@@ -342,6 +342,12 @@ def test_webhook_settings_required(tmp_path: Path, mode: str, missing: str) -> N
     assert_one_line_error(run(tmp_path, mode, **settings), missing)
 
 
+@pytest.mark.parametrize("mode", ["serve", "poll"])
+def test_bad_redis_prefix(tmp_path: Path, mode: str) -> None:
+    result = run(tmp_path, mode, **webhook_settings(8080), TGCHEAT_REDIS_PREFIX="two words")
+    assert_one_line_error(result, "TGCHEAT_REDIS_PREFIX", "two words")
+
+
 def test_poll_needs_no_webhook_settings_but_checks_them(tmp_path: Path) -> None:
     result = run(tmp_path, "poll", TELEGRAM_BOT_TOKEN=TOKEN, WEBHOOK_SECRET="no spaces allowed")
     assert_one_line_error(result, "WEBHOOK_SECRET")

@@ -90,7 +90,7 @@ async def open_redis(config: Config) -> tuple[redis.asyncio.Redis, Closer]:
         except Exception as exc:
             await client.aclose()
             raise RedisStartError(f"cannot connect to Redis at {shown}: {_describe(exc)}") from exc
-        _LOGGER.info("Using Redis at %s", shown)
+        _LOGGER.info("Using Redis at %s (keys %s:...)", shown, config.redis_prefix)
         return client, client.aclose
 
     server = await EmbeddedRedis.start(config.data_dir)

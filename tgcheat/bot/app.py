@@ -117,7 +117,9 @@ def build_application(
         builder = builder.request(request).get_updates_request(request)
     # Updates of different chats are independent; within a chat the store serialises changes.
     application = builder.concurrent_updates(True).build()
-    store = GameStore(redis, group_messages_per_minute=group_messages_per_minute)
+    store = GameStore(
+        redis, prefix=config.redis_prefix, group_messages_per_minute=group_messages_per_minute
+    )
     sender = Sender(application.bot, retries=MAX_RETRIES if throttle else 0)
     publisher = Publisher(store, sender)
     shell = Shell(store, sender, publisher)
