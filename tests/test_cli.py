@@ -50,6 +50,7 @@ SETTINGS = (
     "PORT",
     "TELEGRAM_API_BASE_URL",
     "TGCHEAT_DATA_DIR",
+    "TGCHEAT_REDIS_PREFIX",
 )
 TIMEOUT_S = 30
 T = TypeVar("T")
@@ -84,6 +85,10 @@ def build_application(config, redis, *, request=None):
 
 async def register_commands(bot):
     await bot.set_my_commands([("new", "start a game")])
+
+
+def retry_failed_updates(application):
+    return None
 """
 
 LAUNCH_WITH_FAKE_BOT = (
