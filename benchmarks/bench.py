@@ -1397,8 +1397,8 @@ def _rows_bytes(r: dict[str, Any]) -> list[Row]:
     b = r["bytes"]
     rows: list[Row] = [
         (
-            "Bytes in Redis per 6-player one-deck game: its session key (state and message "
-            "ids), MEMORY USAGE, most over the game",
+            "Bytes in Redis per 6-player one-deck game: its session key (state, message "
+            "ids and update marks), MEMORY USAGE, most over the game",
             f"{b['session_key_bytes_max']:,}",
             "≤ 4 KB",
             _met(b["session_key_bytes_max"] <= 4 * KB),
