@@ -50,6 +50,7 @@ SETTINGS = (
     "PORT",
     "TELEGRAM_API_BASE_URL",
     "TGCHEAT_DATA_DIR",
+    "TGCHEAT_REDIS_PREFIX",
 )
 TIMEOUT_S = 30
 T = TypeVar("T")
@@ -84,6 +85,10 @@ def build_application(config, redis, *, request=None):
 
 async def register_commands(bot):
     await bot.set_my_commands([("new", "start a game")])
+
+
+def retry_failed_updates(application):
+    return None
 """
 
 LAUNCH_WITH_FAKE_BOT = (
@@ -340,6 +345,12 @@ def test_webhook_settings_required(tmp_path: Path, mode: str, missing: str) -> N
     settings = webhook_settings(8080)
     del settings[missing]
     assert_one_line_error(run(tmp_path, mode, **settings), missing)
+
+
+@pytest.mark.parametrize("mode", ["serve", "poll"])
+def test_bad_redis_prefix(tmp_path: Path, mode: str) -> None:
+    result = run(tmp_path, mode, **webhook_settings(8080), TGCHEAT_REDIS_PREFIX="two words")
+    assert_one_line_error(result, "TGCHEAT_REDIS_PREFIX", "two words")
 
 
 def test_poll_needs_no_webhook_settings_but_checks_them(tmp_path: Path) -> None:

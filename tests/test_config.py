@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tgcheat.config import Config, ConfigError, redact_url
+from tgcheat.config import DEFAULT_REDIS_PREFIX, Config, ConfigError, redact_url
+from tgcheat.store.games import KEY_PREFIX
 
 TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
 SECRET = "s3cret_-token"
@@ -44,6 +45,7 @@ def test_minimal_settings_for_polling() -> None:
     assert config.webhook_url is None and config.webhook_secret is None
     assert config.port == 8080
     assert config.data_dir == "./data"
+    assert config.redis_prefix == "tgc"
     assert config.base_url == "https://api.telegram.org/bot"
     assert config.base_file_url == "https://api.telegram.org/file/bot"
     assert not config.uses_local_bot_api
@@ -55,6 +57,7 @@ def test_all_settings() -> None:
         PORT="5000",
         TELEGRAM_API_BASE_URL="http://localhost:8081/bot",
         TGCHEAT_DATA_DIR="/var/lib/tgcheat",
+        TGCHEAT_REDIS_PREFIX="cheat-2",
     )
     assert config.telegram_bot_token == TOKEN
     assert config.redis_url == "rediss://user:pw@redis.example.com:6380/2"
@@ -66,6 +69,16 @@ def test_all_settings() -> None:
     assert config.base_file_url == "http://localhost:8081/file/bot"
     assert config.uses_local_bot_api
     assert config.data_dir == "/var/lib/tgcheat"
+    assert config.redis_prefix == "cheat-2"
+
+
+def test_the_default_redis_prefix_is_the_stores() -> None:
+    assert DEFAULT_REDIS_PREFIX == KEY_PREFIX
+
+
+@pytest.mark.parametrize("prefix", ["a", "tgc", "bot:cheat", "Cheat_2-b", "x" * 32])
+def test_redis_prefix_good(prefix: str) -> None:
+    assert parse(TGCHEAT_REDIS_PREFIX=prefix).redis_prefix == prefix
 
 
 def test_config_is_frozen() -> None:
@@ -205,6 +218,11 @@ def test_missing_token_says_where_to_get_one() -> None:
         ("TELEGRAM_API_BASE_URL", "ftp://localhost/bot"),
         ("TELEGRAM_API_BASE_URL", "http://localhost:8081/api"),
         ("TELEGRAM_API_BASE_URL", "http://localhost:8081/bot?x=1"),
+        ("TGCHEAT_REDIS_PREFIX", "two words"),
+        ("TGCHEAT_REDIS_PREFIX", "x" * 33),
+        ("TGCHEAT_REDIS_PREFIX", "tgc*"),
+        ("TGCHEAT_REDIS_PREFIX", "chat{1}"),
+        ("TGCHEAT_REDIS_PREFIX", "é"),
     ],
 )
 def test_wrong_value(name: str, value: str) -> None:

@@ -490,7 +490,8 @@ def test_no_view_text_is_outside_the_catalog() -> None:
 
 
 def test_the_outside_check_catches_a_hard_coded_string() -> None:
-    assert unmarked_words("⟦Last play: {claim}⟧ <b>Ann</b> ⟦two 7s⟧ · K♦ 10♣") == []
+    ann = views.name_html("Ann")
+    assert unmarked_words(f"⟦Last play: {{claim}}⟧ {ann} ⟦two 7s⟧ · K♦ 10♣") == []
     assert unmarked_words("⟦Last play⟧ · pile: 3") == ["pile"]
 
 

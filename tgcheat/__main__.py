@@ -67,6 +67,8 @@ class _BotModule(Protocol):
 
     async def register_commands(self, bot: telegram.Bot) -> None: ...
 
+    def retry_failed_updates(self, application: AnyApplication) -> object: ...
+
 
 def _bot_module() -> _BotModule:
     # Imported when a command runs, so that `--help` and the settings check work without it.
@@ -166,6 +168,9 @@ async def _poll(config: Config) -> int:
     try:
         bot_module = _bot_module()
         application = bot_module.build_application(config, redis_client)
+        # Telegram does not deliver an update that polling fetched again: a failed one is
+        # logged and handed to the handlers again, a few times.
+        bot_module.retry_failed_updates(application)
         await application.initialize()
         try:
             bot = application.bot

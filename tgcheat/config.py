@@ -18,6 +18,7 @@ __all__ = [
     "DEFAULT_BASE_URL",
     "DEFAULT_DATA_DIR",
     "DEFAULT_PORT",
+    "DEFAULT_REDIS_PREFIX",
     "DEFAULT_WEBHOOK_PATH",
     "HEALTH_PATH",
     "Config",
@@ -28,6 +29,8 @@ __all__ = [
 DEFAULT_PORT = 8080
 DEFAULT_WEBHOOK_PATH = "/telegram"
 DEFAULT_DATA_DIR = "./data"
+#: The store's own default (tgcheat.store.keys.KEY_PREFIX); config imports nothing of tgcheat.
+DEFAULT_REDIS_PREFIX = "tgc"
 DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 DEFAULT_BASE_FILE_URL = "https://api.telegram.org/file/bot"
 # The web server answers the platform's health check here; the webhook must not take it.
@@ -42,6 +45,8 @@ _SECRET_RE = re.compile(r"[A-Za-z0-9_-]{1,256}")
 # Bot API server accepts any port and plain http.
 _WEBHOOK_PORTS = frozenset({443, 80, 88, 8443})
 _REDIS_SCHEMES = ("redis", "rediss", "unix")
+# A key prefix that reads as one in every tool (no spaces, no glob characters for SCAN MATCH).
+_REDIS_PREFIX_RE = re.compile(r"[A-Za-z0-9_:-]{1,32}")
 
 
 class ConfigError(Exception):
@@ -58,7 +63,7 @@ class Config:
 
     The bot builder takes `base_url` and `base_file_url` for python-telegram-bot; the web
     server takes `webhook_path`, `webhook_secret` and `port`; the Redis opener takes
-    `redis_url` and `data_dir`.
+    `redis_url` and `data_dir`; the store takes `redis_prefix`.
     """
 
     telegram_bot_token: str
@@ -75,6 +80,8 @@ class Config:
     """TELEGRAM_API_BASE_URL: a Bot API server other than Telegram's, ending in /bot."""
     data_dir: str = DEFAULT_DATA_DIR
     """TGCHEAT_DATA_DIR: where the embedded Redis keeps its files."""
+    redis_prefix: str = DEFAULT_REDIS_PREFIX
+    """TGCHEAT_REDIS_PREFIX: what the name of every key the bot keeps in Redis starts with."""
 
     @property
     def webhook_path(self) -> str:
@@ -109,7 +116,7 @@ class Config:
             f"webhook_url={self.webhook_url!r}, "
             f"webhook_secret={'***' if self.webhook_secret else None!r}, port={self.port!r}, "
             f"telegram_api_base_url={self.telegram_api_base_url!r}, "
-            f"data_dir={self.data_dir!r})"
+            f"data_dir={self.data_dir!r}, redis_prefix={self.redis_prefix!r})"
         )
 
     @classmethod
@@ -136,6 +143,7 @@ class Config:
         webhook_secret = _parse_webhook_secret(get("WEBHOOK_SECRET"), required=need_webhook)
         port = _parse_port(get("PORT"))
         data_dir = _parse_data_dir(get("TGCHEAT_DATA_DIR"))
+        redis_prefix = _parse_redis_prefix(get("TGCHEAT_REDIS_PREFIX"))
         return cls(
             telegram_bot_token=token,
             redis_url=redis_url,
@@ -144,6 +152,7 @@ class Config:
             port=port,
             telegram_api_base_url=api_base_url,
             data_dir=data_dir,
+            redis_prefix=redis_prefix,
         )
 
 
@@ -266,6 +275,16 @@ def _parse_data_dir(value: str | None) -> str:
         return DEFAULT_DATA_DIR
     if os.path.exists(value) and not os.path.isdir(value):
         raise ConfigError(f"TGCHEAT_DATA_DIR must be a directory, {value!r} is a file")
+    return value
+
+
+def _parse_redis_prefix(value: str | None) -> str:
+    if value is None:
+        return DEFAULT_REDIS_PREFIX
+    if not _REDIS_PREFIX_RE.fullmatch(value):
+        raise ConfigError(
+            f"TGCHEAT_REDIS_PREFIX must be 1-32 characters of A-Z a-z 0-9 _ - :, got {value!r}"
+        )
     return value
 
 

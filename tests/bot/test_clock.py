@@ -121,7 +121,7 @@ async def test_clockwise_priority_gives_the_challenge_to_the_nearest_caller(
     resolved = await game_state(bot)
     assert resolved.challenges == () and resolved.pile == ()
     reveal = next(
-        m.plain_text or ""
+        m.seen_text
         for m in bot.fake.visible_messages(GROUP_ID)
         if "calls Cheat" in (m.plain_text or "")
     )

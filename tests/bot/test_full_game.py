@@ -128,7 +128,7 @@ async def test_a_full_four_player_game(bot: BotHarness) -> None:
     assert state.phase is Phase.FINISHED and state.result is not None
     winner = _user(state, state.result.winner or 0)
     final_table = await table_record(bot)
-    result = final_table.plain_text or ""
+    result = final_table.seen_text
     assert bot.fake.last_message(GROUP_ID).message_id == final_table.message_id
     assert f"{winner.first_name} played out their hand and wins!" in result
     assert "plays" in result and "bluff" in result

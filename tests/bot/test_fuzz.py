@@ -123,11 +123,9 @@ class Table:
         return session, int(raw or 0), messages
 
     async def snapshot(self) -> dict[bytes, Any]:
-        """Every key but the update-id markers, with its contents."""
+        """Every key, with its contents."""
         found: dict[bytes, Any] = {}
         for key in sorted(await self.redis.keys("*")):
-            if key.startswith(b"tgc:upd:"):
-                continue
             kind = await self.redis.type(key)
             if kind == b"hash":
                 found[key] = await self.redis.hgetall(key)

@@ -133,9 +133,7 @@ async def test_a_timeout_is_told_on_the_table_and_to_the_player(bot: BotHarness)
     assert isinstance(app, CheatApplication) and app.timers is not None
     await app.timers.fire_due(session.deadline_ms)
     table = await table_record(bot)
-    assert f"{late.first_name} ran out of time: 1 card was played for them." in (
-        table.plain_text or ""
-    )
+    assert f"{late.first_name} ran out of time: 1 card was played for them." in table.seen_text
     notice = bot.fake.last_message(late.id)
     assert "Your time ran out: 1 card was played for you." in (notice.plain_text or "")
     assert "Miss 2 more turns in a row" in (notice.plain_text or "")
@@ -156,7 +154,7 @@ async def test_a_kick_is_told_on_the_table_and_to_the_player(bot: BotHarness) ->
 
 
 def group_text_now(bot: BotHarness) -> str:
-    return "\n".join(m.plain_text or "" for m in bot.fake.visible_messages(GROUP_ID))
+    return "\n".join(m.seen_text for m in bot.fake.visible_messages(GROUP_ID))
 
 
 async def test_the_game_over_table_shows_the_winner_and_play_again_opens_a_lobby(
@@ -168,7 +166,7 @@ async def test_the_game_over_table_shows_the_winner_and_play_again_opens_a_lobby
         await bot.press(user, GROUP_ID, has_op(Op.ACCEPT))
     assert (await game_state(bot)).phase is Phase.FINISHED
     final = await table_record(bot)
-    text = final.plain_text or ""
+    text = final.seen_text
     assert "Ann played out their hand and wins!" in text
     assert "2. Bob" in text and "Carol" in text
     assert "1 play" in text

@@ -60,4 +60,4 @@ async def test_a_prefix_keeps_stores_apart(redis: Redis) -> None:
     assert (await mine.load(CHAT))[0] == session
     assert await mine.clock.due(10) == [CHAT]
     assert await theirs.settings.user_language(1) is None
-    assert await redis.exists("one:chat:-100123", "one:upd:1", "one:deadlines", "one:user:1") == 4
+    assert await redis.exists("one:chat:-100123", "one:deadlines", "one:user:1") == 3

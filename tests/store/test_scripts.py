@@ -11,7 +11,9 @@ from redis.asyncio import Redis
 from tgcheat.store.scripts import (
     CAS_SCRIPT,
     READ_SCRIPT,
+    REMEMBERED_UPDATES,
     TAKE_SCRIPT,
+    UPDATE_MEMORY_MS,
     CasAnswer,
     ScriptCall,
     cas_call,
@@ -23,15 +25,14 @@ from tgcheat.store.scripts import (
 def _cas(**changes: object) -> ScriptCall:
     named: dict[str, object] = {
         "session_key": "s:session",
-        "update_key": "s:update",
         "deadlines_key": "s:deadlines",
         "budget_key": "s:budget",
         "deferred_key": "s:deferred",
         "expected_version": 0,
         "document": b"the document",
         "session_ttl_s": 5000,
-        "update_ttl_s": 3000,
-        "remember_update": True,
+        "update_id": 3000,
+        "first_look": True,
         "chat_id": -77,
         "deadline_ms": 123_456,
         "group_messages": 3,
@@ -48,7 +49,7 @@ def _take() -> ScriptCall:
 
 
 def _read() -> ScriptCall:
-    return read_call(session_key="s:session", update_key="s:update")
+    return read_call(session_key="s:session", update_id=3000, first_look=True, now_ms=2_000_000)
 
 
 def _numbers_read(script: str, table: str) -> set[int]:
@@ -73,23 +74,28 @@ async def test_the_compare_and_set_reads_each_argument_by_its_name(redis: Redis)
     cas = redis.register_script(CAS_SCRIPT)
     call = _cas()
     assert await cas(keys=call.keys, args=call.args) == CasAnswer.WRITTEN
-    assert await redis.hgetall("s:session") == {b"v": b"1", b"d": b"the document"}
+    assert await redis.hgetall("s:session") == {
+        b"v": b"1",
+        b"d": b"the document",
+        # At 1,000,000 ms, no id forgotten yet, update 3000.
+        b"u": b"1000000 0 3000",
+    }
     assert 4990 < await redis.ttl("s:session") <= 5000
-    assert 2990 < await redis.ttl("s:update") <= 3000
     assert await redis.zrange("s:deadlines", 0, -1, withscores=True) == [(b"-77", 123_456)]
     # The burst (4) less the 3 messages, counted at now.
     assert await redis.hgetall("s:budget") == {b"tokens": b"1", b"at": b"1000000"}
     # The same update again is refused; without an update to remember, it is written.
     again = _cas(expected_version=1, document=b"again")
     assert await cas(keys=again.keys, args=again.args) == CasAnswer.DUPLICATE
-    unmarked = _cas(expected_version=1, remember_update=False, deadline_ms=0, group_messages=0)
+    unmarked = _cas(expected_version=1, update_id=None, deadline_ms=0, group_messages=0)
     assert await cas(keys=unmarked.keys, args=unmarked.args) == CasAnswer.WRITTEN
     assert await redis.zcard("s:deadlines") == 0
-    stale = _cas(expected_version=1, remember_update=False)
+    assert await redis.hget("s:session", "u") == b"1000000 0 3000"
+    stale = _cas(expected_version=1, update_id=None)
     assert await cas(keys=stale.keys, args=stale.args) == CasAnswer.CONFLICT
     # Two more messages overdraw the budget: the table waits in the deferred set, for when a
     # token is back (a token every 3 s at 20 a minute).
-    spent = _cas(expected_version=2, remember_update=False, group_messages=2)
+    spent = _cas(expected_version=2, update_id=None, group_messages=2)
     assert await cas(keys=spent.keys, args=spent.args) == CasAnswer.WRITTEN_TABLE_DEFERRED
     assert await redis.zrange("s:deferred", 0, -1, withscores=True) == [(b"-77", 1_003_000)]
 
@@ -106,8 +112,54 @@ async def test_the_take_reads_each_argument_by_its_name(redis: Redis) -> None:
 
 
 async def test_the_read_reads_the_session_and_the_update(redis: Redis) -> None:
-    await redis.hset("s:session", "v", "3")
-    await redis.set("s:update", "1")
+    await redis.hset("s:session", mapping={"v": "3", "u": "1999999 0 2999 3000"})
     read = redis.register_script(READ_SCRIPT)
     call = _read()
-    assert await read(keys=call.keys, args=call.args) == [[b"v", b"3"], 1]
+    assert await read(keys=call.keys, args=call.args) == [
+        [b"v", b"3", b"u", b"1999999 0 2999 3000"],
+        1,
+    ]
+    other = read_call(session_key="s:session", update_id=3001, first_look=True, now_ms=2_000_000)
+    assert (await read(keys=other.keys, args=other.args))[1] == 0
+
+
+async def test_the_marks_keep_the_last_updates_and_the_highest_forgotten(redis: Redis) -> None:
+    cas = redis.register_script(CAS_SCRIPT)
+    read = redis.register_script(READ_SCRIPT)
+
+    async def write(version: int, update_id: int, *, first_look: bool = True, now: int = 5) -> int:
+        call = _cas(
+            expected_version=version,
+            update_id=update_id,
+            first_look=first_look,
+            group_messages=0,
+            now_ms=now,
+        )
+        return int(await cas(keys=call.keys, args=call.args))
+
+    async def seen(update_id: int, *, first_look: bool = True, now: int = 5) -> bool:
+        call = read_call(
+            session_key="s:session", update_id=update_id, first_look=first_look, now_ms=now
+        )
+        return bool((await read(keys=call.keys, args=call.args))[1])
+
+    # Ids 100, 102, ... then 101: one past what is remembered, so the lowest (100) is forgotten.
+    ids = [100 + 2 * i for i in range(REMEMBERED_UPDATES)] + [101]
+    for version, update_id in enumerate(ids):
+        assert await write(version, update_id) == CasAnswer.WRITTEN
+    marks = (await redis.hget("s:session", "u") or b"").split()
+    assert marks[:2] == [b"5", b"100"] and sorted(map(int, marks[2:])) == sorted(ids[1:])
+    assert all([await seen(i) for i in ids]) and not await seen(103)
+    # At or below the floor, an update counts as handled on its first look only: a change
+    # computed again after a lost race was judged new before.
+    assert await seen(99) and not await seen(99, first_look=False)
+    assert await write(len(ids), 99) == CasAnswer.DUPLICATE
+    assert await write(len(ids), 99, first_look=False) == CasAnswer.WRITTEN
+    # 99 was the lowest, forgotten at once: the floor stays the highest id forgotten.
+    assert (await redis.hget("s:session", "u") or b"").split()[1] == b"100"
+    # A day later Telegram may number updates from anywhere: the old marks are not held
+    # against them, and start again.
+    a_day = UPDATE_MEMORY_MS + 1
+    assert not await seen(7, now=5 + a_day)
+    assert await write(len(ids) + 1, 7, now=5 + a_day) == CasAnswer.WRITTEN
+    assert await redis.hget("s:session", "u") == f"{5 + a_day} 0 7".encode()

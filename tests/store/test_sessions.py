@@ -13,7 +13,7 @@ from tests.store.helpers import CHAT, game_session, replace_with
 from tests.store.roundtrips import counting_round_trips
 from tgcheat.engine.lobby import Lobby
 from tgcheat.engine.rules import Rules
-from tgcheat.store.games import SESSION_TTL_S, UPDATE_TTL_S, GameStore, Outcome
+from tgcheat.store.games import REMEMBERED_UPDATES, SESSION_TTL_S, GameStore, Outcome
 from tgcheat.table.session import MessageIds, Session
 
 
@@ -39,7 +39,8 @@ async def test_transact_writes_once_and_ignores_a_repeated_update(redis: Redis) 
     assert loaded == session
     ttl = await redis.ttl(f"tgc:chat:{CHAT}")
     assert 0 < ttl <= SESSION_TTL_S
-    assert 0 < await redis.ttl("tgc:upd:42") <= UPDATE_TTL_S
+    # The update is remembered in the session's hash, and expires with it: no key of its own.
+    assert await redis.keys("*") == [f"tgc:chat:{CHAT}".encode()]
 
 
 async def test_returning_the_same_session_writes_nothing(redis: Redis) -> None:
@@ -47,7 +48,7 @@ async def test_returning_the_same_session_writes_nothing(redis: Redis) -> None:
     outcome = await store.transact(CHAT, lambda s: (s, "nothing"), update_id=7)
     assert outcome.outcome is Outcome.UNCHANGED and outcome.version == 0
     # A refused change does not mark the update as handled: a re-delivery is tried again.
-    assert await redis.exists("tgc:upd:7") == 0
+    assert await redis.keys("*") == []
 
 
 async def test_concurrent_changes_are_serialised_by_compare_and_set(redis: Redis) -> None:
@@ -136,3 +137,63 @@ async def test_a_play_press_is_two_round_trips(
         # Without the hint (another process), the read comes first.
         await GameStore(redis).transact(CHAT, replace_with(played), update_id=4)
         assert trips.take() == 2
+
+
+def _adding(user_id: int):  # type: ignore[no-untyped-def]
+    """A change that seats one more player in the lobby."""
+
+    def change(current: Session | None) -> tuple[Session | None, None]:
+        if current is None:
+            return Session(CHAT, "g1", 1, lobby=Lobby(1, Rules(), ((user_id, "p"),))), None
+        assert current.lobby is not None
+        players = (*current.lobby.players, (user_id, "p"))
+        return dataclasses.replace(
+            current, lobby=dataclasses.replace(current.lobby, players=players)
+        ), None
+
+    return change
+
+
+async def _players(store: GameStore) -> list[int]:
+    loaded, _ = await store.load(CHAT)
+    assert loaded is not None and loaded.lobby is not None
+    return [uid for uid, _ in loaded.lobby.players]
+
+
+async def test_a_game_keeps_a_bounded_memory_of_its_updates(redis: Redis) -> None:
+    store = GameStore(redis)
+    for update_id in range(1000, 1100):
+        assert (await store.transact(CHAT, _adding(update_id), update_id=update_id)).changed
+    # One key whatever the number of updates, and the marks stay small.
+    assert await redis.keys("*") == [f"tgc:chat:{CHAT}".encode()]
+    marks = await redis.hget(f"tgc:chat:{CHAT}", "u")
+    assert marks is not None and len(marks.split()) == 2 + REMEMBERED_UPDATES
+    # Every one of them, re-delivered to any process, is ignored: the recent ones by name, the
+    # older ones as below the floor.
+    for update_id in (1000, 1050, 1083, 1084, 1099):
+        again = await GameStore(redis).transact(CHAT, _adding(-update_id), update_id=update_id)
+        assert again.duplicate, update_id
+        assert (await store.transact(CHAT, _adding(-update_id), update_id=update_id)).duplicate
+    assert await _players(store) == list(range(1000, 1100))
+
+
+async def test_an_update_that_arrives_after_later_ones_is_applied(redis: Redis) -> None:
+    """Telegram numbers the updates in order, but two processes (or two tasks) may finish them
+    in another: an update that was overtaken is still new."""
+    store = GameStore(redis)
+    for update_id in (10, 12, 15):
+        await store.transact(CHAT, _adding(update_id), update_id=update_id)
+    for update_id in (14, 11):
+        assert (
+            await GameStore(redis).transact(CHAT, _adding(update_id), update_id=update_id)
+        ).changed
+    assert (await GameStore(redis).transact(CHAT, _adding(0), update_id=11)).duplicate
+    assert await _players(store) == [10, 12, 15, 14, 11]
+
+
+async def test_each_group_remembers_its_own_updates(redis: Redis) -> None:
+    """One update may change two groups' sessions (a group that moves to a supergroup)."""
+    store = GameStore(redis)
+    assert (await store.transact(CHAT, replace_with(game_session()), update_id=5)).changed
+    other = game_session(chat_id=CHAT - 1)
+    assert (await store.transact(CHAT - 1, replace_with(other), update_id=5)).changed

@@ -838,6 +838,15 @@ def check_request(
 # ---------------------------------------------------------------------------------------------
 
 
+_DIRECTIONAL_ISOLATES = re.compile("[\u2066-\u2069]")
+
+
+def seen(text: str | None) -> str:
+    """A message's text as a reader sees it: the isolates that keep each name's direction to
+    itself draw nothing."""
+    return _DIRECTIONAL_ISOLATES.sub("", text or "")
+
+
 @dataclass
 class ApiCall:
     """One request the bot made, with params decoded to plain Python/JSON values."""
@@ -896,6 +905,12 @@ class MessageRecord:
     @property
     def plain_text(self) -> str | None:
         return self.current.plain_text
+
+    @property
+    def seen_text(self) -> str:
+        """``plain_text`` as a reader sees it, without the directional isolates (they draw
+        nothing)."""
+        return seen(self.current.plain_text)
 
     @property
     def parse_mode(self) -> str | None:

@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
+import logging
 from typing import TYPE_CHECKING
 
 from redis.asyncio import Redis
-from telegram import Bot, BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
+from telegram import (
+    Bot,
+    BotCommand,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    Update,
+)
 from telegram.ext import (
     AIORateLimiter,
     Application,
     ApplicationBuilder,
+    ContextTypes,
 )
 from telegram.request import BaseRequest
 
@@ -26,7 +35,14 @@ from tgcheat.store.games import GROUP_MESSAGES_PER_MINUTE, GameStore
 if TYPE_CHECKING:
     from tgcheat.config import Config
 
+_LOGGER = logging.getLogger(__name__)
+
 MAX_RETRIES = 2
+#: How many more times long polling hands an update whose handling failed to the handlers.
+POLLING_RETRIES = 3
+#: The wait before the first of them (s); each next one waits POLLING_BACKOFF times longer.
+POLLING_RETRY_WAIT_S = 2.0
+POLLING_BACKOFF = 4
 #: How long stopping waits for the clock to end after cancelling it, before cancelling again.
 CLOCK_STOP_WAIT_S = 0.5
 
@@ -56,6 +72,8 @@ class CheatApplication(Application):  # type: ignore[type-arg]
 
     timers: Timers | None = None
     routes: Routes | None = None
+    #: Long polling's second tries of failed updates (see retry_failed_updates).
+    retries: PollingRetries | None = None
     _clock_task: asyncio.Task[None] | None = None
 
     async def handle_tap(self, tap: Tap) -> None:
@@ -81,7 +99,121 @@ class CheatApplication(Application):  # type: ignore[type-arg]
             with contextlib.suppress(asyncio.CancelledError):
                 clock.result()
             self._clock_task = None
+        if self.retries is not None:
+            await self.retries.cancel()
         await super().stop()
+
+
+#: How many times the update being handled was handed to the handlers before (long polling).
+_EARLIER_TRIES: contextvars.ContextVar[int] = contextvars.ContextVar(
+    "tgcheat_polling_earlier_tries", default=0
+)
+
+
+class PollingRetries:
+    """Long polling's error handler: it logs a failed update with its cause, and hands it to
+    the handlers again a few times, later.
+
+    Telegram delivers a webhook's update again when handling it failed (tgcheat.web), but an
+    update that getUpdates returned is confirmed by the next call, whatever became of it; and
+    python-telegram-bot, without an error handler, only logs the error. Trying again is safe:
+    the store ignores a change the update already made (it remembers the update's id), and
+    shows the stored game again instead (Shell.show), so a change whose showing failed, because
+    Telegram or Redis did for a moment, is shown after all.
+    """
+
+    def __init__(
+        self,
+        application: Application,  # type: ignore[type-arg]
+        *,
+        retries: int = POLLING_RETRIES,
+        first_wait_s: float = POLLING_RETRY_WAIT_S,
+    ) -> None:
+        self._application = application
+        self._retries = retries
+        self._first_wait_s = first_wait_s
+        #: Every second try under way, and those of them still waiting for their time.
+        self._tries: set[asyncio.Task[None]] = set()
+        self._waiting: set[asyncio.Task[None]] = set()
+        self._stopping = False
+
+    async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        error = context.error
+        if not isinstance(update, Update):
+            _LOGGER.error("Error outside an update", exc_info=error)
+            return
+        what = _described(update)
+        earlier = _EARLIER_TRIES.get()
+        tries = self._retries + 1
+        if earlier >= self._retries or self._stopping:
+            _LOGGER.error(
+                "Handling %s failed (try %d of %d), given up: %s",
+                what, earlier + 1, tries, _cause(error), exc_info=error,
+            )  # fmt: skip
+            return
+        wait = self._first_wait_s * POLLING_BACKOFF**earlier
+        _LOGGER.error(
+            "Handling %s failed (try %d of %d), trying again in %.3g s: %s",
+            what, earlier + 1, tries, wait, _cause(error), exc_info=error,
+        )  # fmt: skip
+        task = asyncio.create_task(
+            self._again(update, earlier + 1, wait), name=f"tgcheat-retry-{update.update_id}"
+        )
+        self._tries.add(task)
+        self._waiting.add(task)
+        task.add_done_callback(self._tries.discard)
+        task.add_done_callback(self._waiting.discard)
+
+    async def _again(self, update: Update, earlier: int, wait: float) -> None:
+        await asyncio.sleep(wait)
+        task = asyncio.current_task()
+        assert task is not None
+        self._waiting.discard(task)
+        _EARLIER_TRIES.set(earlier)
+        await self._application.process_update(update)
+
+    async def cancel(self) -> None:
+        """The program stops: the updates still waiting are not tried again; those being
+        handled again are finished."""
+        self._stopping = True
+        waiting = list(self._waiting)
+        for task in waiting:
+            task.cancel()
+        if waiting:
+            _LOGGER.warning(
+                "Stopping: %d failed update(s) will not be tried again", len(waiting)
+            )
+        await asyncio.gather(*self._tries, return_exceptions=True)
+
+
+def _described(update: Update) -> str:
+    chat = update.effective_chat
+    where = f" in chat {chat.id}" if chat is not None else ""
+    user = update.effective_user
+    who = f" from user {user.id}" if user is not None else ""
+    return f"update {update.update_id}{where}{who}"
+
+
+def _cause(error: BaseException | None) -> str:
+    if error is None:
+        return "unknown"
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def retry_failed_updates(
+    application: Application,  # type: ignore[type-arg]
+    *,
+    retries: int = POLLING_RETRIES,
+    first_wait_s: float = POLLING_RETRY_WAIT_S,
+) -> PollingRetries:
+    """Give a polling application its error handler (see PollingRetries). Not for the webhook:
+    there Telegram itself delivers a failed update again."""
+    handler = PollingRetries(application, retries=retries, first_wait_s=first_wait_s)
+    application.add_error_handler(handler.on_error)
+    if isinstance(application, CheatApplication):
+        application.retries = handler
+    return handler
 
 
 def build_application(
@@ -117,7 +249,9 @@ def build_application(
         builder = builder.request(request).get_updates_request(request)
     # Updates of different chats are independent; within a chat the store serialises changes.
     application = builder.concurrent_updates(True).build()
-    store = GameStore(redis, group_messages_per_minute=group_messages_per_minute)
+    store = GameStore(
+        redis, prefix=config.redis_prefix, group_messages_per_minute=group_messages_per_minute
+    )
     sender = Sender(application.bot, retries=MAX_RETRIES if throttle else 0)
     publisher = Publisher(store, sender)
     shell = Shell(store, sender, publisher)

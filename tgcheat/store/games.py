@@ -20,10 +20,9 @@ from tgcheat.store.direct import DirectCommands
 from tgcheat.store.hints import ChatHints
 from tgcheat.store.keys import KEY_PREFIX, Keys
 from tgcheat.store.messages import Messages
-from tgcheat.store.scripts import GROUP_BURST
+from tgcheat.store.scripts import GROUP_BURST, REMEMBERED_UPDATES
 from tgcheat.store.sessions import (
     SESSION_TTL_S,
-    UPDATE_TTL_S,
     Change,
     Committed,
     ConflictError,
@@ -39,8 +38,8 @@ __all__ = [
     "GROUP_MESSAGES_PER_MINUTE",
     "KEY_PREFIX",
     "OPERATION_TIMEOUT_S",
+    "REMEMBERED_UPDATES",
     "SESSION_TTL_S",
-    "UPDATE_TTL_S",
     "Change",
     "Committed",
     "ConflictError",

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 KEY_PREFIX = "tgc"
 
-# A session hash holds the version, the document and the ids of the messages that show the
-# game, one field each: one read gets them all, and they expire together.
+# A session hash holds the version, the document, the ids of the messages that show the game
+# and the updates that changed it, one field each: one read gets them all, and they expire
+# together.
 VERSION_FIELD = "v"
 DOCUMENT_FIELD = "d"
+#: The ids of the last updates that changed the session (tgcheat.store.scripts.UPDATE_MARKS).
+UPDATES_FIELD = "u"
 #: The prefix of every message id's field ("m:table", "m:hand:<user id>", "m:told:<user id>").
 MESSAGE_FIELD = "m:"
 
@@ -31,10 +34,6 @@ class Keys:
     def session(self, chat_id: int) -> str:
         """A group's session hash (see the fields above)."""
         return f"{self.prefix}:chat:{chat_id}"
-
-    def update(self, update_id: int) -> str:
-        """The marker of a handled update."""
-        return f"{self.prefix}:upd:{update_id}"
 
     def budget(self, chat_id: int) -> str:
         """A group's message budget (a token bucket)."""

@@ -12,10 +12,61 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from tgcheat.store.direct import Arg
-from tgcheat.store.keys import DOCUMENT_FIELD, MESSAGE_FIELD, VERSION_FIELD
+from tgcheat.store.keys import DOCUMENT_FIELD, MESSAGE_FIELD, UPDATES_FIELD, VERSION_FIELD
 
 #: Group messages that may go out at once before the rate applies (a play, a reveal, a table).
 GROUP_BURST = 4
+#: How many ids of the updates that changed a session it remembers by name.
+REMEMBERED_UPDATES = 16
+#: How long update ids are worth remembering: Telegram keeps an update for a day at most, and
+#: after a week without updates it may number them from anywhere (Bot API, getUpdates).
+UPDATE_MEMORY_MS = 24 * 3600 * 1000
+
+# Which updates changed a session, remembered in its hash (UPDATES_FIELD), so that a
+# re-delivered update is ignored whichever process sees it: "<at> <floor> <id> <id> ...", where
+# the ids are those of the last REMEMBERED_UPDATES updates that changed it, the floor the
+# highest id forgotten since, and at (ms) when the last id was added. Telegram numbers updates
+# in increasing order, so that an update at or below the floor is one that changed the session
+# long ago (or, rarely, one that waited behind REMEMBERED_UPDATES later ones of the same group):
+# on its first look (``strict``) it counts as handled. A change computed again after losing a
+# race is no longer strict: its update was judged new at its first look, and, had another
+# process applied it meanwhile, its id would be among the remembered ones.
+UPDATE_MARKS = f"""
+local function update_marks(marks)
+  local numbers = {{}}
+  for number in string.gmatch(marks or '', '%d+') do table.insert(numbers, number) end
+  if #numbers < 2 then return {{'0', '0'}} end
+  return numbers
+end
+
+local function handled(marks, id, strict, now)
+  local numbers = update_marks(marks)
+  if now - tonumber(numbers[1]) > {UPDATE_MEMORY_MS} then return false end
+  if strict and id <= tonumber(numbers[2]) then return true end
+  for i = 3, #numbers do
+    if tonumber(numbers[i]) == id then return true end
+  end
+  return false
+end
+
+-- The marks with ``id`` (a decimal string) added at ``now``; past REMEMBERED_UPDATES, the lowest
+-- id is forgotten and raises the floor.
+local function marked(marks, id, now)
+  local numbers = update_marks(marks)
+  if now - tonumber(numbers[1]) > {UPDATE_MEMORY_MS} then numbers = {{'0', '0'}} end
+  numbers[1] = tostring(now)
+  table.insert(numbers, id)
+  if #numbers > {REMEMBERED_UPDATES} + 2 then
+    local lowest = 3
+    for i = 4, #numbers do
+      if tonumber(numbers[i]) < tonumber(numbers[lowest]) then lowest = i end
+    end
+    local forgotten = table.remove(numbers, lowest)
+    if tonumber(forgotten) > tonumber(numbers[2]) then numbers[2] = forgotten end
+  end
+  return table.concat(numbers, ' ')
+end
+"""
 
 # A group's budget is a token bucket (a hash of tokens and when they were counted): GROUP_BURST
 # messages at once, refilled at the group's rate a minute. spend() takes ``cost`` tokens and
@@ -48,30 +99,36 @@ end
 """
 
 # The compare-and-set of a session (keys and arguments: cas_call). The version must still be the
-# one the change was computed from; the update, if any, must not have been handled yet. It then
-# writes the document, sets the session's deadline and spends the group's budget. Answers: a
-# CasAnswer.
+# one the change was computed from; the update, if any, must not have changed the session yet.
+# It then writes the document (and remembers the update), sets the session's deadline and
+# spends the group's budget. Answers: a CasAnswer.
 CAS_SCRIPT = (
     TOKEN_BUCKET
+    + UPDATE_MARKS
     + f"""
 local version = redis.call('HGET', KEYS[1], '{VERSION_FIELD}') or '0'
 if version ~= ARGV[1] then return 0 end
-if ARGV[5] == '1' then
-  if not redis.call('SET', KEYS[2], '1', 'NX', 'EX', ARGV[4]) then return -1 end
+local now = tonumber(ARGV[10])
+local fields = {{'{VERSION_FIELD}', tonumber(version) + 1, '{DOCUMENT_FIELD}', ARGV[2]}}
+if ARGV[4] ~= '' then
+  local marks = redis.call('HGET', KEYS[1], '{UPDATES_FIELD}')
+  if handled(marks, tonumber(ARGV[4]), ARGV[5] == '1', now) then return -1 end
+  table.insert(fields, '{UPDATES_FIELD}')
+  table.insert(fields, marked(marks, ARGV[4], now))
 end
-redis.call('HSET', KEYS[1], '{VERSION_FIELD}', tonumber(version) + 1, '{DOCUMENT_FIELD}', ARGV[2])
+redis.call('HSET', KEYS[1], unpack(fields))
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 if ARGV[7] == '0' then
-  redis.call('ZREM', KEYS[3], ARGV[6])
+  redis.call('ZREM', KEYS[2], ARGV[6])
 else
-  redis.call('ZADD', KEYS[3], ARGV[7], ARGV[6])
+  redis.call('ZADD', KEYS[2], ARGV[7], ARGV[6])
 end
 local cost = tonumber(ARGV[8])
 if cost > 0 then
-  local per_minute, now = tonumber(ARGV[9]), tonumber(ARGV[10])
-  local tokens = spend(KEYS[4], cost, per_minute, now)
+  local per_minute = tonumber(ARGV[9])
+  local tokens = spend(KEYS[3], cost, per_minute, now)
   if tokens < 0 then
-    defer(KEYS[4], KEYS[5], ARGV[6], tokens, per_minute, now)
+    defer(KEYS[3], KEYS[4], ARGV[6], tokens, per_minute, now)
     return 2
   end
 end
@@ -90,7 +147,7 @@ class CasAnswer(enum.IntEnum):
     #: Written, but the group's budget is overdrawn: the table edit waits until a token is
     #: back (in the deferred tables).
     WRITTEN_TABLE_DEFERRED = 2
-    #: The update was handled already: nothing was written.
+    #: The update changed the session already: nothing was written.
     DUPLICATE = -1
 
 
@@ -104,38 +161,36 @@ class ScriptCall(NamedTuple):
 def cas_call(
     *,
     session_key: str,
-    update_key: str,
     deadlines_key: str,
     budget_key: str,
     deferred_key: str,
     expected_version: int,
     document: bytes,
     session_ttl_s: int,
-    update_ttl_s: int,
-    remember_update: bool,
+    update_id: int | None,
+    first_look: bool,
     chat_id: int,
     deadline_ms: int,
     group_messages: int,
     per_minute: int,
     now_ms: int,
 ) -> ScriptCall:
-    """CAS_SCRIPT's keys and arguments. ``update_key`` may be any key when there is no update
-    to remember (``remember_update`` false); ``deadline_ms`` 0 means no deadline;
-    ``group_messages`` counts the table edit."""
+    """CAS_SCRIPT's keys and arguments. ``update_id`` None: no update to remember;
+    ``first_look``: nothing has judged the update new yet (see UPDATE_MARKS); ``deadline_ms``
+    0 means no deadline; ``group_messages`` counts the table edit."""
     return ScriptCall(
         [
             session_key,  # KEYS[1] the session hash
-            update_key,  # KEYS[2] the update's marker
-            deadlines_key,  # KEYS[3] the deadlines
-            budget_key,  # KEYS[4] the group's message budget (a token bucket)
-            deferred_key,  # KEYS[5] the deferred tables
+            deadlines_key,  # KEYS[2] the deadlines
+            budget_key,  # KEYS[3] the group's message budget (a token bucket)
+            deferred_key,  # KEYS[4] the deferred tables
         ],
         [
             expected_version,  # ARGV[1] the version the change was computed from
             document,  # ARGV[2] the new document
             session_ttl_s,  # ARGV[3]
-            update_ttl_s,  # ARGV[4]
-            "1" if remember_update else "0",  # ARGV[5]
+            "" if update_id is None else update_id,  # ARGV[4] the update that made the change
+            "1" if first_look else "0",  # ARGV[5]
             chat_id,  # ARGV[6]
             deadline_ms,  # ARGV[7] the session's next deadline (ms; 0: none)
             group_messages,  # ARGV[8] group messages the change will send
@@ -179,21 +234,27 @@ def take_call(
     )
 
 
-# A session hash, and whether an update was handled already, in one round trip (keys:
-# read_call).
-READ_SCRIPT = """
-return {redis.call('HGETALL', KEYS[1]), redis.call('EXISTS', KEYS[2])}
+# A session hash, and whether an update changed it already (1) or not (0), in one round trip
+# (keys and arguments: read_call).
+READ_SCRIPT = (
+    UPDATE_MARKS
+    + f"""
+local marks = redis.call('HGET', KEYS[1], '{UPDATES_FIELD}')
+local seen = handled(marks, tonumber(ARGV[1]), ARGV[2] == '1', tonumber(ARGV[3]))
+return {{redis.call('HGETALL', KEYS[1]), seen and 1 or 0}}
 """
+)
 
 
-def read_call(*, session_key: str, update_key: str) -> ScriptCall:
-    """READ_SCRIPT's keys (it takes no arguments)."""
+def read_call(*, session_key: str, update_id: int, first_look: bool, now_ms: int) -> ScriptCall:
+    """READ_SCRIPT's keys and arguments (``first_look``: see UPDATE_MARKS)."""
     return ScriptCall(
+        [session_key],  # KEYS[1] the session hash
         [
-            session_key,  # KEYS[1] the session hash
-            update_key,  # KEYS[2] the update's marker
+            update_id,  # ARGV[1]
+            "1" if first_look else "0",  # ARGV[2]
+            now_ms,  # ARGV[3]
         ],
-        [],
     )
 
 

@@ -2,9 +2,10 @@
 
 A change is computed by a pure function from the stored session; the write succeeds only if
 the version is still the one read, else the change is recomputed from the new state (bounded
-retries). The same script remembers the update's id, so a re-delivered update that already
-changed a game is ignored, whichever process sees it; it also sets the session's deadline for
-the clock and spends the group's message budget (tgcheat.store.scripts.CAS_SCRIPT).
+retries). The same script remembers the update's id in the session's hash, so a re-delivered
+update that already changed a game is ignored, whichever process sees it
+(tgcheat.store.scripts.UPDATE_MARKS); it also sets the session's deadline for the clock and
+spends the group's message budget (tgcheat.store.scripts.CAS_SCRIPT).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from tgcheat.store.budget import GroupBudget
 from tgcheat.store.codec import decode, encode
 from tgcheat.store.direct import DirectCommands
 from tgcheat.store.hints import ChatHints
-from tgcheat.store.keys import DOCUMENT_FIELD, VERSION_FIELD, Keys
+from tgcheat.store.keys import DOCUMENT_FIELD, UPDATES_FIELD, VERSION_FIELD, Keys
 from tgcheat.store.messages import message_ids
 from tgcheat.store.scripts import CAS_SCRIPT, READ_SCRIPT, CasAnswer, cas_call, read_call
 from tgcheat.store.timeout import bounded
@@ -33,13 +34,12 @@ R = TypeVar("R")
 
 #: An abandoned lobby or game disappears this long after its last change.
 SESSION_TTL_S = 2 * 24 * 3600
-#: How long a handled update id is remembered (Telegram re-delivers for up to a day).
-UPDATE_TTL_S = 24 * 3600
 MAX_ATTEMPTS = 30
 BACKOFF_S = 0.002
 
 _VERSION = VERSION_FIELD.encode()
 _DOCUMENT = DOCUMENT_FIELD.encode()
+_UPDATES = UPDATES_FIELD.encode()
 _WRITTEN = (CasAnswer.WRITTEN, CasAnswer.WRITTEN_TABLE_DEFERRED)
 
 
@@ -108,20 +108,23 @@ class Sessions:
 
     async def load(self, chat_id: int) -> tuple[Session | None, MessageIds]:
         """A group's session (None: none) and the messages that show it."""
-        session, version, messages, _seen = await self._read(chat_id, None)
+        session, version, messages, _seen = await self._read(chat_id, None, first_look=False)
         self._hints.remember(chat_id, version, session, messages)
         return session, messages
 
     async def _read(
-        self, chat_id: int, update_id: int | None
+        self, chat_id: int, update_id: int | None, *, first_look: bool
     ) -> tuple[Session | None, int, MessageIds, bool]:
-        """One round trip: the session, its message ids and whether the update was seen."""
+        """One round trip: the session, its message ids and whether the update changed it
+        already."""
         key = self._keys.session(chat_id)
         if update_id is None:
             answer = await bounded(self._direct.execute("HGETALL", key))
             seen = False
         else:
-            call = read_call(session_key=key, update_key=self._keys.update(update_id))
+            call = read_call(
+                session_key=key, update_id=update_id, first_look=first_look, now_ms=_now_ms()
+            )
             answer, seen_flag = await bounded(
                 self._direct.run_script(self._read_with_update, call.keys, call.args)
             )
@@ -134,6 +137,7 @@ class Sessions:
         )
         document = fields.pop(_DOCUMENT, None)
         version = int(fields.pop(_VERSION, 0))
+        fields.pop(_UPDATES, None)
         session = self._decode(chat_id, document) if document is not None else None
         return session, version, message_ids(fields), seen
 
@@ -159,13 +163,19 @@ class Sessions:
         # saving the read: the compare-and-set proves it is still current. A refusal or a
         # no-op computed from it is confirmed against a fresh read before it is believed.
         hint = self._hints.take(chat_id)
+        # Until something has judged the update new, an old id counts as handled (see
+        # tgcheat.store.scripts.UPDATE_MARKS).
+        first_look = True
         for attempt in range(MAX_ATTEMPTS):
             if hint is not None:
                 version, session, messages = hint
             else:
-                session, version, messages, seen = await self._read(chat_id, update_id)
+                session, version, messages, seen = await self._read(
+                    chat_id, update_id, first_look=first_look
+                )
                 if seen:
                     return _duplicate(session, version, messages)
+                first_look = False
             try:
                 new_session, result = change(session)
             except Exception:
@@ -190,20 +200,19 @@ class Sessions:
             document = encode(new_session)
             call = cas_call(
                 session_key=self._keys.session(chat_id),
-                update_key=self._keys.update(update_id or 0),
                 deadlines_key=self._keys.deadlines,
                 budget_key=self._keys.budget(chat_id),
                 deferred_key=self._keys.deferred_tables,
                 expected_version=version,
                 document=document,
                 session_ttl_s=SESSION_TTL_S,
-                update_ttl_s=UPDATE_TTL_S,
-                remember_update=update_id is not None,
+                update_id=update_id,
+                first_look=first_look,
                 chat_id=chat_id,
                 deadline_ms=new_session.deadline_ms,
                 group_messages=group_messages(result) if group_messages is not None else 0,
                 per_minute=self._budget.per_minute,
-                now_ms=int(time.time() * 1000),
+                now_ms=_now_ms(),
             )
             answer = await bounded(self._direct.run_script(self._cas, call.keys, call.args))
             if answer in _WRITTEN:
@@ -222,6 +231,10 @@ class Sessions:
             # Lost a race: back off a random little while so that racing writers spread out.
             await asyncio.sleep(random.uniform(0, BACKOFF_S * 2 ** min(attempt, 5)))
         raise ConflictError(f"chat {chat_id}: too many concurrent changes")
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
 
 
 def _duplicate(session: Session | None, version: int, messages: MessageIds) -> Committed[R]:

@@ -6,6 +6,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import html
+import logging
+
+from telegram.error import BadRequest
 
 from tgcheat.bot import views
 from tgcheat.bot.callbacks import TablePress
@@ -41,6 +44,8 @@ HELP_TEXT = N_(
     "of all their cards wins.\n\n"
     "/new opens a game · /join · /leave · /stop ends it · /rules"
 )
+
+log = logging.getLogger(__name__)
 
 
 class LobbyHandlers:
@@ -122,6 +127,9 @@ class LobbyHandlers:
             update_id=command.update_id,
         )
         session = committed.session
+        if committed.duplicate:
+            # A duplicate may be the retry of a delivery that failed before the lobby was shown.
+            await shell.publisher.refresh_lobby(chat_id)
         if session is None or not committed.changed:
             return
         confirmation = views.View(
@@ -129,7 +137,12 @@ class LobbyHandlers:
                 group=f"<b>{html.escape(session.title)}</b>"
             )
         )
-        reached = await shell.sender.send(user_id, confirmation) is not None
+        try:
+            reached = await shell.sender.send(user_id, confirmation) is not None
+        except BadRequest as error:
+            # Telegram refused the message, not the chat (that is a 403): the join stands.
+            log.warning("join confirmation to %s refused: %s", user_id, error.message)
+            reached = True
         if not reached and not via_private:
             # The bot may message only people who started it: undo, and show them the way.
             await self._unjoin(chat_id, user_id)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import html
+import re
+import unicodedata
 from dataclasses import dataclass
 
 from tgcheat.bot.settings_texts import (
@@ -44,12 +46,37 @@ class View:
     markup: Keyboard | None = None
 
 
+#: Shown for a name that would show nothing.
+UNREADABLE_NAME = "?"
+#: A name sits between FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE: its direction is its
+#: own (an Arabic or Hebrew name reads right to left) and does not reorder the rest of the line.
+NAME_ISOLATE_START = "\u2068"
+NAME_ISOLATE_END = "\u2069"
+# The characters that set the direction of the text after them: the marks (LRM, RLM, ALM), the
+# embeddings and overrides (LRE, RLE, PDF, LRO, RLO) and the isolates (LRI, RLI, FSI, PDI). In a
+# name they serve only to open a direction that outlives it (or to close the name's isolate).
+_BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Letters that draw nothing: Hangul fillers (U+115F, U+1160, U+3164, U+FFA0) and the blank
+# braille pattern (U+2800), used for names that look empty.
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+# Categories that draw nothing on their own: controls, format characters (zero-width spaces
+# and joiners, U+2060...), unassigned code points, separators, and marks with no base letter.
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cn", "Zs", "Zl", "Zp", "Mn", "Me"})
+
+
 def name_html(name: str) -> str:
-    """A user's name, safe in an HTML message (long names are shortened)."""
-    clean = " ".join(name.split()) or "?"
+    """A user's name, safe in an HTML message: isolated for bidirectional text, without
+    direction controls of its own, "?" when it shows nothing, long ones shortened."""
+    clean = " ".join(_BIDI_CONTROLS.sub("", name).split())
+    if not any(_visible(char) for char in clean):
+        clean = UNREADABLE_NAME
     if len(clean) > MAX_NAME_CHARS:
         clean = clean[: MAX_NAME_CHARS - 1] + "…"
-    return f"<b>{html.escape(clean)}</b>"
+    return f"<b>{NAME_ISOLATE_START}{html.escape(clean)}{NAME_ISOLATE_END}</b>"
+
+
+def _visible(char: str) -> bool:
+    return char not in _BLANK_LETTERS and unicodedata.category(char) not in _INVISIBLE_CATEGORIES
 
 
 def mention_html(name: str, user_id: int) -> str:
