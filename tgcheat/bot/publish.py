@@ -83,7 +83,12 @@ class Publisher:
             await self.store.messages.add(session.chat_id, MessageIds(table=new))
 
     async def _post_table(
-        self, chat_id: int, old: int | None, view: views.View, *, history: str | None = None
+        self,
+        chat_id: int,
+        old: int | None,
+        view: views.View,
+        *,
+        history: str | None = None,
     ) -> None:
         """A new table message at the bottom of the group (a notification). The old one keeps
         ``history`` (a short line of what happened), or is deleted."""
@@ -131,9 +136,8 @@ class Publisher:
             # clock (tgcheat.bot.timers), which posts it anew below them.
             for line in lines:
                 await self.sender.send(session.chat_id, views.View(line))
-            if lines:
-                await self.store.messages.add(session.chat_id, MessageIds(buried=True))
-            table = None
+            buried = MessageIds(buried=bool(lines))
+            table: Coroutine[Any, Any, MessageIds | None] | None = self._kept(buried)
         elif shown.table_moves:
             table = self._move_table_down(session, state, messages, lines)
         else:
@@ -154,7 +158,15 @@ class Publisher:
             await self.sender.send(chat_id, views.View(line), silent=True)
         tr = translator(session.language)
         view = views.table_view(tr, session, state, self.bot_username, self.clock())
-        await self._post_table(chat_id, messages.table, view, history=lines[0] if lines else None)
+        # The new table's id is kept before the old message becomes history: a re-delivery
+        # that catches up meanwhile then edits the new table, or the old one before its line.
+        history = lines[0] if lines else None
+        await self._post_table(chat_id, messages.table, view, history=history)
+
+    @staticmethod
+    async def _kept(ids: MessageIds) -> MessageIds:
+        """Ids to keep with the hands' in one write, when no table request goes with them."""
+        return ids
 
     @staticmethod
     def _announcement(tr: Translator, state: GameState, event: Announcement) -> str:
@@ -205,9 +217,10 @@ class Publisher:
         shown: Audience,
         messages: MessageIds,
         *,
-        alongside: Coroutine[Any, Any, None] | None = None,
+        alongside: Coroutine[Any, Any, MessageIds | None] | None = None,
     ) -> None:
-        """Show the hands of ``shown`` (``alongside``: a request sent at the same time)."""
+        """Show the hands of ``shown`` (``alongside``: the table's requests, sent at the same
+        time; the ids it returns are kept with the hands' in one write)."""
         try:
             jobs = self._hand_jobs(session, state, shown, messages)
         except BaseException:
@@ -229,6 +242,9 @@ class Publisher:
             outcome for outcome in done[: len(jobs)] if not isinstance(outcome, BaseException)
         ]
         sent = {user_id: message_id for user_id, message_id in results if message_id > 0}
+        table_ids = done[-1] if alongside is not None else None
+        if not isinstance(table_ids, MessageIds):
+            table_ids = MessageIds()
         # A player the bot cannot reach (never started it, or blocked it): the game goes on
         # (the clock plays for them) and the group is told once per game.
         unreachable = [
@@ -237,7 +253,8 @@ class Publisher:
             if message_id == UNREACHABLE and user_id not in messages.told
         ]
         await self.store.messages.add(
-            session.chat_id, MessageIds(hands=sent, told=frozenset(unreachable))
+            session.chat_id,
+            table_ids.merged(MessageIds(hands=sent, told=frozenset(unreachable))),
         )
         if failures:
             raise failures[0]
