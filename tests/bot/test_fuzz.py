@@ -176,6 +176,8 @@ async def table(redis: Redis, setup: str, rules_name: str) -> AsyncIterator[Tabl
     # SystemRandom): the same seat order, hands and game id.
     bot.shell.rng = random.Random(0)
     bot.fake.set_admins(GROUP_ID, {ADMIN.id})
+    # The players are in the group; the outsiders are not, until they write there.
+    bot.fake.set_members(GROUP_ID, [user.id for user in PLAYERS])
     bot.fake.started_users.add(STARTED.id)
     rules = RULE_CHOICES[rules_name]
     try:
