@@ -61,7 +61,8 @@ from tgcheat.engine.state import Phase
 from tgcheat.table.session import Session
 
 PLAYERS = (User(201, "Ann"), User(202, "Bob"), User(203, "Cy"), User(204, "Di"))
-#: Not playing: one who never started the bot, one who did, and a group admin.
+#: Not playing: one who never started the bot, one who did (neither is in the group until
+#: they write there), and a group admin.
 STRANGER = User(301, "Mallory", language_code=None)
 STARTED = User(302, "Eve", language_code="ru")
 ADMIN = User(303, "Ada")
@@ -704,7 +705,10 @@ def session_may_change(
             target = int(words[0][1:])
         except ValueError:
             target = 0
-        joinable = target == GROUP_ID and lobby is not None and user.id not in dict(lobby.players)
+        # Only a member of the group joins through its link.
+        member = fake.status_of(GROUP_ID, user.id) in ("member", "administrator", "creator")
+        joinable = target == GROUP_ID and member
+        joinable = joinable and lobby is not None and user.id not in dict(lobby.players)
         joinable = joinable and lobby is not None and len(lobby.players) < lobby.rules.max_players
         return joinable, joinable
     if not in_group:
