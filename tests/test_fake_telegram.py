@@ -40,7 +40,7 @@ from tests.support.fake_telegram import (
     load_spec,
     parse_telegram_html,
 )
-from tests.support.updates import UpdateFactory, User, group, private
+from tests.support.updates import UpdateFactory, User, channel, group, private
 
 TOKEN = f"{BOT_ID}:TEST-TOKEN-for-the-fake"
 GROUP_ID = -1001234567890
@@ -791,6 +791,9 @@ async def test_chat_members_and_admins(fake: FakeTelegram, bot: Bot) -> None:
     assert alice.status == ChatMemberStatus.ADMINISTRATOR and alice.user.first_name == "Alice"
     assert (await bot.get_chat_member(GROUP_ID, BOB.id)).status == ChatMemberStatus.OWNER
     assert (await bot.get_chat_member(GROUP_ID, 3)).status == ChatMemberStatus.LEFT
+    # Nobody it was not told of is in the group.
+    assert (await bot.get_chat_member(GROUP_ID, 4)).status == ChatMemberStatus.LEFT
+    fake.set_members(GROUP_ID, {4, ALICE.id})
     assert (await bot.get_chat_member(GROUP_ID, 4)).status == ChatMemberStatus.MEMBER
     admins = await bot.get_chat_administrators(GROUP_ID)
     assert {admin.user.id for admin in admins} == {ALICE.id, BOB.id}
@@ -900,6 +903,53 @@ async def test_membership_updates_keep_the_fake_in_step(
     assert (await bot.get_chat_member(GROUP_ID, BOB.id)).status == "administrator"
     users.left_chat_member(table, BOB)
     assert (await bot.get_chat_member(GROUP_ID, BOB.id)).status == "left"
+
+
+async def test_who_writes_or_taps_in_a_group_is_in_it(
+    fake: FakeTelegram, bot: Bot, users: UpdateFactory
+) -> None:
+    """Only someone in a group writes there or sees its buttons; one known to have left
+    stays out; an admin stays an admin."""
+    table = group(GROUP_ID)
+    carol = User(1003, "Carol")
+    assert (await bot.get_chat_member(GROUP_ID, ALICE.id)).status == "left"
+    users.command(table, ALICE, "/new")
+    sent = await bot.send_message(GROUP_ID, "Who plays?")
+    users.callback(BOB, sent, "x")
+    assert (await bot.get_chat_member(GROUP_ID, ALICE.id)).status == "member"
+    assert (await bot.get_chat_member(GROUP_ID, BOB.id)).status == "member"
+    fake.set_left(GROUP_ID, {carol.id})
+    users.text(table, carol, "hi")
+    assert (await bot.get_chat_member(GROUP_ID, carol.id)).status == "left"
+    fake.set_admins(GROUP_ID, {ALICE.id})
+    users.text(table, ALICE, "hi")
+    fake.set_members(GROUP_ID, {ALICE.id})
+    assert (await bot.get_chat_member(GROUP_ID, ALICE.id)).status == "administrator"
+    # The private chat is no group: writing there makes nobody a member of one.
+    users.start_private(carol)
+    assert (await bot.get_chat_member(GROUP_ID, carol.id)).status == "left"
+
+
+async def test_commands_written_on_behalf_of_a_chat(bot: Bot, users: UpdateFactory) -> None:
+    """An anonymous admin writes as the group (GroupAnonymousBot), a channel as itself
+    (Channel_Bot); replies carry the message replied to."""
+    table = group(GROUP_ID)
+    news = channel()
+    anonymous = Update.de_json(users.command_as_chat(table, table, "/stop"), bot)
+    posted = Update.de_json(users.command_as_chat(table, news, "/new", "free"), bot)
+    assert anonymous.message is not None and posted.message is not None
+    assert anonymous.message.sender_chat is not None
+    assert anonymous.message.sender_chat.id == GROUP_ID
+    assert anonymous.message.from_user is not None
+    assert anonymous.message.from_user.id == 1087968824
+    assert posted.message.sender_chat is not None and posted.message.sender_chat.type == "channel"
+    assert posted.message.from_user is not None and posted.message.from_user.id == 136817688
+    assert posted.message.text == "/new free" and posted.message.entities[0].length == 4
+    said = users.text(table, ALICE, "hello")["message"]
+    reply = Update.de_json(users.command(table, BOB, "/kick", reply_to=said), bot)
+    assert reply.message is not None and reply.message.reply_to_message is not None
+    assert reply.message.reply_to_message.from_user is not None
+    assert reply.message.reply_to_message.from_user.id == ALICE.id
 
 
 def test_user_messages_share_the_chat_message_id_sequence(

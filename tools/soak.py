@@ -402,6 +402,8 @@ class GameDriver:
         if session is None or session.lobby is None:
             self.fail("/new opened no lobby")
             return False
+        # The players are in the group: only its members join through its link.
+        self.fake.set_members(self.chat_id, [user.id for user in self.users])
         for user in self.users:
             await self.telegram.deliver(updates.start_private(user, f"j{self.chat_id}"))
         _, session = await self.read()

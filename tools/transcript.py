@@ -596,6 +596,8 @@ async def transcript(lang: str, seed: int, players: int, preset: str) -> str:
     ]
     clock = Clock(START_MS)
     fake = FakeTelegram(clock=clock.seconds)
+    # The players are in the group: only its members join through its link.
+    fake.set_members(GROUP_ID, [user.id for user in users])
     with throwaway_redis_server() as url:
         redis = aioredis.from_url(url, **CLIENT_OPTIONS)
         app = build_application(

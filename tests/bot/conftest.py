@@ -48,9 +48,18 @@ class BotHarness:
         else:
             await self.app.process_update(Update.de_json(update, self.app.bot))
 
-    async def command(self, user: User, text: str, chat: dict[str, Any] | None = None) -> None:
+    async def command(
+        self,
+        user: User,
+        text: str,
+        chat: dict[str, Any] | None = None,
+        *,
+        reply_to: dict[str, Any] | None = None,
+    ) -> None:
         name, _, args = text.partition(" ")
-        await self.feed(self.updates.command(chat or self.group, user, name, args or None))
+        await self.feed(
+            self.updates.command(chat or self.group, user, name, args or None, reply_to=reply_to)
+        )
 
     async def press(self, user: User, chat_id: int, button: Any) -> None:
         await self.feed(self.updates.press(self.fake, user, chat_id, button))

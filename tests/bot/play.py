@@ -30,9 +30,11 @@ def start_payload(url: str) -> str:
 
 
 async def join_by_button(bot: BotHarness, user: User) -> None:
-    """Tap the lobby's Join button: a deep link that opens the private chat with /start."""
+    """Tap the lobby's Join button: a deep link that opens the private chat with /start.
+    Only someone in the group sees the lobby: ``user`` is (unless known to have left it)."""
     found = bot.fake.find_button(GROUP_ID, lambda b: "url" in b and "start=j" in b["url"])
     assert found is not None, "the lobby has a Join button"
+    bot.fake.note_member(GROUP_ID, user.id)
     await bot.start_private(user, start_payload(found[1]["url"]))
 
 

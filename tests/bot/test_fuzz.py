@@ -61,7 +61,8 @@ from tgcheat.engine.state import Phase
 from tgcheat.table.session import Session
 
 PLAYERS = (User(201, "Ann"), User(202, "Bob"), User(203, "Cy"), User(204, "Di"))
-#: Not playing: one who never started the bot, one who did, and a group admin.
+#: Not playing: one who never started the bot, one who did (neither is in the group until
+#: they write there), and a group admin.
 STRANGER = User(301, "Mallory", language_code=None)
 STARTED = User(302, "Eve", language_code="ru")
 ADMIN = User(303, "Ada")
@@ -174,6 +175,8 @@ async def table(redis: Redis, setup: str, rules_name: str) -> AsyncIterator[Tabl
     # SystemRandom): the same seat order, hands and game id.
     bot.shell.rng = random.Random(0)
     bot.fake.set_admins(GROUP_ID, {ADMIN.id})
+    # The players are in the group; the outsiders are not, until they write there.
+    bot.fake.set_members(GROUP_ID, [user.id for user in PLAYERS])
     bot.fake.started_users.add(STARTED.id)
     rules = RULE_CHOICES[rules_name]
     try:
@@ -700,7 +703,10 @@ def session_may_change(
             target = int(words[0][1:])
         except ValueError:
             target = 0
-        joinable = target == GROUP_ID and lobby is not None and user.id not in dict(lobby.players)
+        # Only a member of the group joins through its link.
+        member = fake.status_of(GROUP_ID, user.id) in ("member", "administrator", "creator")
+        joinable = target == GROUP_ID and member
+        joinable = joinable and lobby is not None and user.id not in dict(lobby.players)
         joinable = joinable and lobby is not None and len(lobby.players) < lobby.rules.max_players
         return joinable, joinable
     if not in_group:

@@ -17,9 +17,11 @@ def lobby_text(bot: BotHarness) -> str:
 
 
 async def _open(bot: BotHarness) -> None:
+    # Only members of the group join by the link.
+    bot.fake.set_members(GROUP_ID, (ANN.id, BOB.id))
     await bot.command(ANN, "/new")
     await join_by_button(bot, ANN)
-    assert "Players (1/6): Ann" in lobby_text(bot)
+    assert "Players (1/6): 1. Ann" in lobby_text(bot)
 
 
 async def test_a_join_by_the_link_whose_confirmation_gets_a_400_shows_in_the_lobby(
@@ -30,7 +32,7 @@ async def test_a_join_by_the_link_whose_confirmation_gets_a_400_shows_in_the_lob
     found = bot.fake.find_button(GROUP_ID, lambda b: "start=j" in str(b.get("url", "")))
     assert found is not None
     await bot.start_private(BOB, start_payload(found[1]["url"]))
-    assert "Players (2/6): Ann, Bob" in lobby_text(bot)
+    assert "Players (2/6): 1. Ann, 2. Bob" in lobby_text(bot)
 
 
 async def test_a_join_command_whose_confirmation_gets_a_400_stands(bot: BotHarness) -> None:
@@ -38,7 +40,7 @@ async def test_a_join_command_whose_confirmation_gets_a_400_stands(bot: BotHarne
     bot.fake.started_users.add(BOB.id)  # Bob has started the bot before
     bot.fake.fail_next("sendMessage", status=400, description="Bad Request: chat not found")
     await bot.command(BOB, "/join")
-    assert "Players (2/6): Ann, Bob" in lobby_text(bot)
+    assert "Players (2/6): 1. Ann, 2. Bob" in lobby_text(bot)
     # Not taken for a chat closed to the bot: nobody is shown the way to the private chat.
     assert "can't send you your cards" not in "\n".join(bot.fake.texts(GROUP_ID))
 
@@ -58,4 +60,4 @@ async def test_a_join_whose_confirmation_failed_shows_when_delivered_again(
     assert session is not None and session.lobby is not None and session.lobby.has(BOB.id)
     assert "Bob" not in lobby_text(bot)
     await bot.feed(join)
-    assert "Players (2/6): Ann, Bob" in lobby_text(bot)
+    assert "Players (2/6): 1. Ann, 2. Bob" in lobby_text(bot)

@@ -89,6 +89,7 @@ async def test_names_with_markup_rtl_marks_and_4096_characters_render_safely(
             User(83, "x" * 4096),
         ]
         await bot.command(strange[0], "/new")
+        bot.fake.set_members(GROUP_ID, [user.id for user in strange])
         for user in strange:
             await bot.start_private(user, f"j{GROUP_ID}")
         lobby = bot.fake.visible_messages(GROUP_ID)[0].plain_text or ""

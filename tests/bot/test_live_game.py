@@ -141,9 +141,21 @@ async def test_a_timeout_is_told_on_the_table_and_to_the_player(bot: BotHarness)
 
 
 async def test_a_kick_is_told_on_the_table_and_to_the_player(bot: BotHarness) -> None:
+    """The clock plays for whoever does not, until someone other than Ann has missed a
+    turn: Ann, who opened the game, removes them."""
     await _started(bot)
+    app = bot.app
+    assert isinstance(app, CheatApplication) and app.timers is not None
     state = await game_state(bot)
-    seat = next(s for s in range(3) if state.players[s].user_id != ANN.id)
+    while state.players[state.turn].user_id == ANN.id:
+        session, _ = await bot.store.load(GROUP_ID)
+        assert session is not None
+        await app.timers.fire_due(session.deadline_ms)
+        state = await game_state(bot)
+    seat = state.turn
+    session, _ = await bot.store.load(GROUP_ID)
+    assert session is not None
+    await app.timers.fire_due(session.deadline_ms)
     kicked = next(u for u in PLAYERS if u.id == state.players[seat].user_id)
     await bot.command(ANN, f"/kick {seat + 1}")
     assert (await game_state(bot)).players[seat].left

@@ -23,11 +23,11 @@ async def test_joining_and_leaving_edit_the_lobby_message(bot: BotHarness) -> No
     lobby_id = bot.fake.last_message(GROUP_ID).message_id
     await join_by_button(bot, ALICE)
     await join_by_button(bot, BOB)
-    assert "Players (2/6): Alice, Bob" in _lobby_text(bot, lobby_id)
+    assert "Players (2/6): 1. Alice, 2. Bob" in _lobby_text(bot, lobby_id)
     await join_by_button(bot, BOB)
     assert "already in this game" in (bot.fake.last_message(BOB.id).plain_text or "")
     await bot.command(BOB, "/leave")
-    assert "Players (1/6): Alice" in _lobby_text(bot, lobby_id)
+    assert "Players (1/6): 1. Alice" in _lobby_text(bot, lobby_id)
     # A second /new while the lobby is open is refused.
     await bot.command(CAROL, "/new")
     assert "already open" in (bot.fake.last_message(GROUP_ID).plain_text or "")
@@ -135,7 +135,7 @@ async def test_leaving_a_full_lobby_by_its_button_stops_the_countdown(bot: BotHa
     await bot.press(FULL_TABLE[5], GROUP_ID, has_op(Op.LEAVE))
     assert _popup(bot) == "You left the game."
     text = _lobby_text(bot, lobby_id)
-    assert "Players (5/6): Ann, Ben, Cy, Di, Ed" in text
+    assert "Players (5/6): 1. Ann, 2. Ben, 3. Cy, 4. Di, 5. Ed" in text
     assert "starts in" not in text
     # Nothing is due when the countdown would have ended: the lobby waits.
     assert await _timers(bot).fire_due(T0 + 10_000) == 0
@@ -175,6 +175,6 @@ async def test_the_leave_button_takes_the_player_out_and_updates_the_lobby(
     await join_by_button(bot, BOB)
     await bot.press(BOB, GROUP_ID, has_op(Op.LEAVE))
     assert _popup(bot) == "You left the game."
-    assert "Players (1/6): Alice" in _lobby_text(bot, lobby_id)
+    assert "Players (1/6): 1. Alice" in _lobby_text(bot, lobby_id)
     await bot.press(BOB, GROUP_ID, has_op(Op.LEAVE))
     assert _popup(bot) == "You are not playing in this game."

@@ -87,7 +87,7 @@ async def test_hostile_names_read_as_intended_in_the_lobby_and_on_the_table(
     for user in (OPENER, EVIL, FILLER):
         await join_by_button(bot, user)
     lobby = bot.fake.last_message(GROUP_ID)
-    assert f"{FSI}Opener{PDI}, {FSI}evil{PDI}, {FSI}?{PDI}" in (lobby.plain_text or "")
+    assert f"1. {FSI}Opener{PDI}, 2. {FSI}evil{PDI}, 3. {FSI}?{PDI}" in (lobby.plain_text or "")
     await bot.press(OPENER, GROUP_ID, has_op(Op.START))
     table = (await table_record(bot)).plain_text or ""
     assert RLO not in table and "\u3164" not in table
@@ -95,7 +95,7 @@ async def test_hostile_names_read_as_intended_in_the_lobby_and_on_the_table(
     evil_line = next(line for line in lines if "evil" in line)
     filler_line = next(line for line in lines if f"{FSI}?{PDI}" in line)
     # The seat's number before the name and the card count after it stay outside the name.
-    assert re.fullmatch(rf"\d\. {FSI}evil{PDI} · \d+ cards", evil_line), evil_line
+    assert re.fullmatch(rf"\d\. (▶️ )?{FSI}evil{PDI} · \d+ cards", evil_line), evil_line
     assert re.fullmatch(rf"\d\. (▶️ )?{FSI}\?{PDI} · \d+ cards", filler_line), filler_line
     for line in lines:
         # Every isolate opened on a line is closed on it, and nothing else sets a direction.

@@ -131,11 +131,14 @@ async def test_a_player_leaving_the_group_leaves_the_game(bot: BotHarness) -> No
     )
 
 
-async def test_kick_by_seat_number_for_the_creator_only(bot: BotHarness) -> None:
+async def test_kick_by_seat_number_for_the_creator_or_an_admin_only(bot: BotHarness) -> None:
+    """Anyone else is refused; Ann, who opened the game, removes a player who is there only
+    as an admin of the group."""
     state = await _start(bot, (ANN, BOB, CAROL, DAN))
     target = USERS[state.players[2].user_id]
     await bot.command(BOB if target != BOB else CAROL, "/kick 3")
     assert "Only whoever opened the game" in group_texts(bot)
+    bot.fake.set_admins(GROUP_ID, {ANN.id})
     await bot.command(ANN, "/kick 3")
     after = await game_state(bot)
     assert after.players[2].left and after.players[2].user_id == target.id

@@ -198,6 +198,7 @@ async def open_table(
     """/new, everyone joins by the deep link, Ann starts: four players, one deck."""
     table = group(GROUP_ID, "Two <processes>")
     await deliver(updates.command(table, PLAYERS[0], "/new"))
+    fake.set_members(GROUP_ID, [user.id for user in PLAYERS])
     for user in PLAYERS:
         await deliver(updates.start_private(user, f"j{GROUP_ID}"))
     await deliver(tap(fake, updates, PLAYERS[0], GROUP_ID, lambda p: p.op is Op.START))

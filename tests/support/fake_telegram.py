@@ -11,7 +11,8 @@ shapes and real error codes.  On the way it
   (``message is not modified``, ``message to edit not found``, keyboards disappearing when an
   edit does not repeat them), and
 * models the few pieces of chat state a group game bot runs into: users who never started the
-  bot, users who blocked it, admins, groups that kicked the bot or migrated to supergroups.
+  bot, users who blocked it, who is in a group (and who is an admin there), groups that kicked
+  the bot or migrated to supergroups.
 
 Anything the bot does that Telegram would refuse becomes a *violation*: it is listed in
 ``fake.violations`` and answered with the HTTP 400 Telegram would give, so the bot's own error
@@ -25,8 +26,8 @@ Telegram's shapes: a sent or edited message comes back with its chat, sender, te
 its HTML is not parsed into entities) and keyboard; message ids still count per chat,
 ``fail_next`` still applies.  What it costs is about what the bot's side of a real HTTP request
 costs, minus the network, so that a benchmark counts the bot's own work.  It answers getMe,
-sendMessage, editMessageText, editMessageReplyMarkup and getChatMember; any other method
-answers ``true``.
+sendMessage, editMessageText, editMessageReplyMarkup and getChatMember (where everyone is
+in every group, as no update tells it otherwise); any other method answers ``true``.
 
 In both modes ``record`` (a ``Recorder``) is told of every request: its method, the kind of
 chat it goes to and whether it shows a pop-up, which is all a benchmark counts.
@@ -1313,6 +1314,17 @@ class FakeTelegram(BaseRequest):
         chat_member_dict({"id": user_id}, status)  # validates the status name
         self.member_status.setdefault(chat_id, {})[user_id] = status
 
+    def set_members(self, chat_id: int, user_ids: Iterable[int]) -> None:
+        """Make these users members of the group (admins stay admins)."""
+        statuses = self.member_status.setdefault(chat_id, {})
+        for user_id in user_ids:
+            if statuses.get(user_id) not in ("administrator", "creator"):
+                statuses[user_id] = "member"
+
+    def note_member(self, chat_id: int, user_id: int) -> None:
+        """Someone seen acting in the group is in it, unless they are known to have left."""
+        self.member_status.setdefault(chat_id, {}).setdefault(user_id, "member")
+
     def set_admins(
         self, chat_id: int, user_ids: Iterable[int], *, creator: int | None = None
     ) -> None:
@@ -1331,11 +1343,15 @@ class FakeTelegram(BaseRequest):
             self.set_member_status(chat_id, user_id, "left")
 
     def status_of(self, chat_id: int, user_id: int) -> str:
+        """A user's status in a chat: in a group, only the bot and the users it was told of
+        (``set_members``, ``note_member``, ...) are in it; the benchmarks' mode, which is told
+        of nobody, counts everyone in."""
         if chat_id > 0 and user_id in (chat_id, self.bot_id):
             return "member"
         if user_id == self.bot_id and chat_id in self.kicked_from:
             return "kicked"
-        return self.member_status.get(chat_id, {}).get(user_id, "member")
+        stranger = "left" if chat_id < 0 and user_id != self.bot_id and self.checks else "member"
+        return self.member_status.get(chat_id, {}).get(user_id, stranger)
 
     def kick_bot(self, chat_id: int) -> None:
         """The group removed the bot: from now on it gets 403 there."""

@@ -42,6 +42,13 @@ _GROUP_ANONYMOUS_BOT: JsonDict = {
     "first_name": "Group",
     "username": "GroupAnonymousBot",
 }
+#: The sender Telegram shows for a message written in a group on behalf of a channel.
+_CHANNEL_BOT: JsonDict = {
+    "id": 136817688,
+    "is_bot": True,
+    "first_name": "Channel",
+    "username": "Channel_Bot",
+}
 
 
 @dataclass(frozen=True)
@@ -78,6 +85,11 @@ def group(chat_id: int = -1001000000001, title: str = "Cheat table") -> JsonDict
     if chat_id >= 0:
         raise ValueError(f"group chat ids are negative, got {chat_id}")
     return {"id": chat_id, "type": chat_type_for_id(chat_id), "title": title}
+
+
+def channel(chat_id: int = -1002000000001, title: str = "Cheat news") -> JsonDict:
+    """A channel, as the ``sender_chat`` of a message written on its behalf."""
+    return {"id": chat_id, "type": "channel", "title": title}
 
 
 def _utf16_len(text: str) -> int:
@@ -140,13 +152,17 @@ class UpdateFactory:
         return next(self._message_ids.setdefault(chat_id, itertools.count(1)))
 
     def _note(self, chat: Mapping[str, Any], *users: User) -> None:
-        """Tell the fake about the chat and users so its answers use their names."""
+        """Tell the fake about the chat and users so its answers use their names; users who
+        act in a group are in it (unless the fake knows they left)."""
         if self.fake is None:
             return
-        if chat["type"] != "private":
+        group_chat = chat["type"] != "private"
+        if group_chat:
             self.fake.register_chat(chat)
         for user in users:
             self.fake.register_user(user.to_dict())
+            if group_chat:
+                self.fake.note_member(int(chat["id"]), user.id)
 
     def message(self, chat: Mapping[str, Any], user: User, **content: Any) -> JsonDict:
         """A Message sent by ``user`` in ``chat`` with the given content fields."""
@@ -173,15 +189,49 @@ class UpdateFactory:
         return self.update(message=self.message(chat, user, **content))
 
     def command(
-        self, chat: Mapping[str, Any], user: User, command: str, args: str | None = None
+        self,
+        chat: Mapping[str, Any],
+        user: User,
+        command: str,
+        args: str | None = None,
+        *,
+        reply_to: Mapping[str, Any] | None = None,
     ) -> JsonDict:
-        """``/command [args]`` (``command`` may be ``/new@tgcheat_bot``; the slash is optional)."""
-        command = command if command.startswith("/") else f"/{command}"
-        text = f"{command} {args}" if args else command
-        entity = {"type": "bot_command", "offset": 0, "length": _utf16_len(command)}
-        others = [e for e in command_entities(text) if e["offset"] != 0]
-        message = self.message(chat, user, text=text, entities=[entity, *others])
+        """``/command [args]`` (``command`` may be ``/new@tgcheat_bot``; the slash is optional),
+        as a reply to the message ``reply_to`` if given."""
+        message = self.message(chat, user, **_command_content(command, args, reply_to))
         return self.update(message=message)
+
+    def message_as_chat(
+        self, chat: Mapping[str, Any], sender_chat: Mapping[str, Any], **content: Any
+    ) -> JsonDict:
+        """A Message written in the group ``chat`` on behalf of ``sender_chat``: the group
+        itself (an anonymous admin; Telegram names GroupAnonymousBot as the sender) or a
+        channel (Channel_Bot). Whoever wrote it stays unknown."""
+        sender = _GROUP_ANONYMOUS_BOT if sender_chat["id"] == chat["id"] else _CHANNEL_BOT
+        message: JsonDict = {
+            "message_id": self._next_message_id(int(chat["id"])),
+            "from": dict(sender),
+            "sender_chat": dict(sender_chat),
+            "chat": dict(chat),
+            "date": self._now(),
+            **content,
+        }
+        if self.fake is not None:
+            self.fake.register_chat(chat)
+            self.fake.note_incoming(message)
+        return message
+
+    def command_as_chat(
+        self,
+        chat: Mapping[str, Any],
+        sender_chat: Mapping[str, Any],
+        command: str,
+        args: str | None = None,
+    ) -> JsonDict:
+        """``/command [args]`` written on behalf of ``sender_chat`` (``message_as_chat``)."""
+        content = _command_content(command, args, None)
+        return self.update(message=self.message_as_chat(chat, sender_chat, **content))
 
     def start_private(
         self, user: User, payload: str | None = None, fake: FakeTelegram | None = None
@@ -278,6 +328,9 @@ class UpdateFactory:
         }
         if self.fake is not None:
             self.fake.register_user(user.to_dict())
+            if chat_id < 0:
+                # Only someone in the group sees its messages' buttons.
+                self.fake.note_member(chat_id, user.id)
         return self.update(callback_query=query)
 
     def press(
@@ -368,6 +421,23 @@ class UpdateFactory:
         else:
             fake.kicked_from.discard(chat_id)
         fake.set_member_status(chat_id, fake.bot_id, status)
+
+
+def _command_content(
+    command: str, args: str | None, reply_to: Mapping[str, Any] | None
+) -> JsonDict:
+    """A command message's text and entities (and the message it replies to)."""
+    command = command if command.startswith("/") else f"/{command}"
+    text = f"{command} {args}" if args else command
+    entity = {"type": "bot_command", "offset": 0, "length": _utf16_len(command)}
+    others = [e for e in command_entities(text) if e["offset"] != 0]
+    content: JsonDict = {"text": text, "entities": [entity, *others]}
+    if reply_to is not None:
+        # Telegram does not nest replies: the replied message comes without its own.
+        content["reply_to_message"] = {
+            key: value for key, value in reply_to.items() if key != "reply_to_message"
+        }
+    return content
 
 
 def _chat_instance(chat_id: int) -> str:

@@ -17,6 +17,7 @@ from tgcheat.engine.game import ActionRefused, Refusal, apply, new_game
 from tgcheat.engine.match import next_seating
 from tgcheat.engine.rules import MatchKind, Passing, Rules
 from tgcheat.engine.state import EndReason, GameState, Phase
+from tgcheat.table.chronicle import Notice, NoticeKind
 from tgcheat.table.commands import (
     Believe,
     CallCheat,
@@ -286,17 +287,30 @@ def test_remove_takes_a_player_out_of_the_game() -> None:
     assert events == tuple(expected_events)
 
 
+def _absent(state: GameState, *seats: int) -> GameState:
+    """The same game with the players at ``seats`` having let a turn run out."""
+    players = tuple(
+        dataclasses.replace(player, timeouts=1) if seat in seats else player
+        for seat, player in enumerate(state.players)
+    )
+    return dataclasses.replace(state, players=players)
+
+
+ADMIN = Actor(7, admin=True)
+
+
 def test_kick_by_reply_removes_the_author_of_the_message() -> None:
     session, _ = kick(
-        at_table(_three_players()), target=101, seat_number="", actor=Actor(100), now_ms=T0
+        at_table(_three_players()), target=101, seat_number="", actor=ADMIN, now_ms=T0
     )
     assert session is not None and session.game is not None
     assert [p.left for p in session.game.players] == [False, True, False]
+    assert session.notice == Notice(NoticeKind.KICKED, 1)
 
 
 def test_kick_by_seat_number_counts_seats_from_one() -> None:
     session, events = kick(
-        at_table(_three_players()), target=None, seat_number="3", actor=Actor(100), now_ms=T0
+        at_table(_three_players()), target=None, seat_number="3", actor=ADMIN, now_ms=T0
     )
     assert session is not None and session.game is not None
     assert [p.left for p in session.game.players] == [False, False, True]
@@ -311,7 +325,7 @@ def test_kick_without_a_target_is_refused(seat_number: str) -> None:
             at_table(_three_players()),
             target=None,
             seat_number=seat_number,
-            actor=Actor(100),
+            actor=ADMIN,
             now_ms=T0,
         )
     assert refused.value.reason is SessionRefusal.NO_KICK_TARGET
@@ -321,22 +335,22 @@ def test_kick_with_a_digit_that_is_no_number_is_refused() -> None:
     """``/kick ²``: a character Python calls a digit but ``int`` cannot read is no seat
     number either (not an exception out of the transition)."""
     with pytest.raises(SessionRefused) as refused:
-        kick(at_table(_three_players()), target=None, seat_number="²", actor=Actor(100), now_ms=T0)
+        kick(at_table(_three_players()), target=None, seat_number="²", actor=ADMIN, now_ms=T0)
     assert refused.value.reason is SessionRefusal.NO_KICK_TARGET
 
 
-def test_kick_of_someone_not_playing_is_not_in_game() -> None:
+def test_kick_of_someone_not_playing_is_refused() -> None:
     """A stranger, or a player who already left (by reply or by seat number)."""
     session, _ = remove(at_table(_three_players()), 101, T0)
     assert session is not None
     for target, seat_number in ((999, ""), (101, ""), (None, "2")):
-        with pytest.raises(ActionRefused) as refused:
-            kick(session, target=target, seat_number=seat_number, actor=Actor(100), now_ms=T0)
-        assert refused.value.reason is Refusal.NOT_IN_GAME
+        with pytest.raises(SessionRefused) as refused:
+            kick(session, target=target, seat_number=seat_number, actor=ADMIN, now_ms=T0)
+        assert refused.value.reason is SessionRefusal.NOT_A_PLAYER
 
 
 def test_kick_is_for_the_creator_or_an_admin() -> None:
-    session = at_table(_three_players())
+    session = at_table(_absent(_three_players(), 2))
     with pytest.raises(AdminUnknown):
         kick(session, target=102, seat_number="", actor=Actor(101), now_ms=T0)
     with pytest.raises(SessionRefused) as refused:
@@ -344,7 +358,86 @@ def test_kick_is_for_the_creator_or_an_admin() -> None:
     assert refused.value.reason is SessionRefusal.NOT_ALLOWED
 
 
+def test_the_creator_kicks_an_absent_player_without_being_an_admin() -> None:
+    """Bob let his turn run out and has not acted since: Ann, who opened the game, removes
+    him; nobody asks Telegram whether she is an admin."""
+    session, events = kick(
+        at_table(_absent(_three_players(), 1)),
+        target=101,
+        seat_number="",
+        actor=Actor(100, admin=None),
+        now_ms=T0,
+    )
+    assert session is not None and session.game is not None
+    assert session.game.players[1].left
+    assert events == (PlayerLeft(1),)
+
+
+def test_the_creator_may_not_kick_a_player_who_is_there() -> None:
+    """Bob has missed no turn: Ann, who opened the game, may remove him only as an admin of
+    the group (Telegram is asked); else she is told why."""
+    session = at_table(_three_players())
+    with pytest.raises(AdminUnknown):
+        kick(session, target=101, seat_number="", actor=Actor(100), now_ms=T0)
+    with pytest.raises(SessionRefused) as refused:
+        kick(session, target=None, seat_number="2", actor=Actor(100, admin=False), now_ms=T0)
+    assert refused.value.reason is SessionRefusal.KICK_NOT_ABSENT
+    kicked, _ = kick(session, target=101, seat_number="", actor=Actor(100, admin=True), now_ms=T0)
+    assert kicked is not None and kicked.game is not None and kicked.game.players[1].left
+
+
+def test_an_absent_player_who_acted_again_is_no_longer_absent() -> None:
+    """Bob's turn ran out, then he played: Ann, who opened the game, may not remove him."""
+    state = _absent(state_with([cards("2♣"), cards("A♦", "3♦"), cards("3♣")], turn=1), 1)
+    session, _ = act(at_table(state), game_id=GAME, command=play(state, 1, cards("A♦")), now_ms=T0)
+    with pytest.raises(SessionRefused) as refused:
+        kick(session, target=101, seat_number="", actor=Actor(100, admin=False), now_ms=T0)
+    assert refused.value.reason is SessionRefusal.KICK_NOT_ABSENT
+
+
+def test_a_kick_that_leaves_one_player_stops_the_game_without_a_winner() -> None:
+    """Bob and Cara are absent: Ann kicks Bob (the game goes on), then Cara. A leave would make
+    Ann the winner; the kick stops the game instead, and the match ends without a winner."""
+    state = _absent(_three_players(), 1, 2)
+    session: Session | None = at_table(state, deadline_ms=T0 + TURN_MS, match=match_for(state))
+    session, _ = kick(session, target=101, seat_number="", actor=Actor(100), now_ms=T0)
+    session, events = kick(session, target=None, seat_number="3", actor=Actor(100), now_ms=T0)
+    assert session is not None and session.game is not None
+    result = session.game.result
+    assert result is not None and (result.reason, result.winner) == (EndReason.STOPPED, None)
+    assert events == (GameEnded(result),)
+    assert session.notice == Notice(NoticeKind.KICKED, 2)
+    assert session.match is not None
+    assert (session.match.finished, session.match.winner, session.match.scores) == (
+        True,
+        None,
+        ((100, 0), (101, 0), (102, 0)),
+    )
+    assert session.deadline_ms == 0
+
+
+def test_an_admin_kick_that_leaves_one_player_stops_the_game_too() -> None:
+    state = _match_game()
+    session, _ = kick(at_table(state), target=100, seat_number="", actor=ADMIN, now_ms=T0)
+    assert session is not None and session.game is not None and session.game.result is not None
+    assert (session.game.result.reason, session.game.result.winner) == (EndReason.STOPPED, None)
+
+
+def test_a_leave_that_leaves_one_player_still_makes_them_the_winner() -> None:
+    """Leaving is each player's own choice, the group's too: the last one at the table wins."""
+    state = _match_game()
+    for leaving in (
+        lambda session: leave_table(session, 101, T0),
+        lambda session: remove(session, 101, T0),
+    ):
+        session, _ = leaving(at_table(state))
+        assert session is not None and session.game is not None
+        result = session.game.result
+        assert result is not None and (result.reason, result.winner) == (EndReason.LAST_PLAYER, 0)
+
+
 def test_kick_in_a_lobby_by_reply_removes_the_person() -> None:
+    """Before the deal the creator may remove anyone: there is no game to win yet."""
     session, events = kick(
         lobby(players=(1, 2, 3)), target=3, seat_number="", actor=Actor(1), now_ms=T0
     )
@@ -353,11 +446,29 @@ def test_kick_in_a_lobby_by_reply_removes_the_person() -> None:
     assert events == ()
 
 
-def test_kick_in_a_lobby_by_number_has_no_target() -> None:
-    """A lobby has no seats yet: only a reply names the person."""
+def test_kick_in_a_lobby_by_number_counts_the_lobby_list_from_one() -> None:
+    session, events = kick(
+        lobby(players=(4, 5, 6)), target=None, seat_number="2", actor=Actor(1), now_ms=T0
+    )
+    assert session is not None and session.lobby is not None
+    assert [uid for uid, _ in session.lobby.players] == [4, 6]
+    assert events == ()
+    for seat_number in ("0", "4", "x"):
+        with pytest.raises(SessionRefused) as refused:
+            kick(
+                lobby(players=(4, 5, 6)),
+                target=None,
+                seat_number=seat_number,
+                actor=Actor(1),
+                now_ms=T0,
+            )
+        assert refused.value.reason is SessionRefusal.NO_KICK_TARGET
+
+
+def test_kick_in_a_lobby_of_someone_not_in_it_is_refused() -> None:
     with pytest.raises(SessionRefused) as refused:
-        kick(lobby(players=(1, 2, 3)), target=None, seat_number="2", actor=Actor(1), now_ms=T0)
-    assert refused.value.reason is SessionRefusal.NO_KICK_TARGET
+        kick(lobby(players=(1, 2)), target=3, seat_number="", actor=Actor(1), now_ms=T0)
+    assert refused.value.reason is SessionRefusal.NOT_A_PLAYER
 
 
 def test_kick_with_nothing_in_progress_is_no_game() -> None:

@@ -32,8 +32,9 @@ from tgcheat.engine.rules import (
     Rules,
     with_preset,
 )
-from tgcheat.engine.state import GameState, Phase
+from tgcheat.engine.state import EndReason, GameState, Phase
 from tgcheat.table import transitions as table
+from tgcheat.table.chronicle import NoticeKind
 from tgcheat.table.clock import (
     ANY_PLAYER_MAY_START_AFTER_S,
     FULL_LOBBY_COUNTDOWN_S,
@@ -286,15 +287,39 @@ def _stop(group: Group, user: int, rng: random.Random) -> object:
 
 
 def _kick(group: Group, user: int, rng: random.Random) -> object:
+    """/kick by the creator (half the time) or anyone, by reply or by number. Nobody kicks
+    their way to a win: in a game, a creator who is no admin removes only an absent player,
+    and a kick never leaves a last player as the winner."""
+    session = group.session
+    game = session.live_game if session is not None else None
+    if game is not None and rng.random() < 0.6:
+        user = rng.choice(game.players).user_id
     target = user if rng.random() < 0.5 else None
     seat_number = rng.choice(SEAT_NUMBERS)
-    return _as_actor(
-        _manager_or_anyone(group, rng.choice(USERS), rng),
-        rng,
-        lambda actor: table.kick(
-            group.session, target=target, seat_number=seat_number, actor=actor, now_ms=group.now
-        ),
-    )
+    actors: list[Actor] = []
+
+    def kick(actor: Actor) -> tuple[Session | None, table.Events]:
+        actors.append(actor)
+        return table.kick(
+            session, target=target, seat_number=seat_number, actor=actor, now_ms=group.now
+        )
+
+    try:
+        after, events = _as_actor(_manager_or_anyone(group, rng.choice(USERS), rng), rng, kick)
+    except SessionRefused as refused:
+        if refused.reason is SessionRefusal.KICK_NOT_ABSENT:
+            assert actors[-1].admin is not True, "an admin was refused a kick"
+        raise
+    if game is not None and after is not None and after.game is not None:
+        notice = after.notice
+        assert notice is not None and notice.kind is NoticeKind.KICKED, "a kick is told"
+        if not actors[-1].admin:
+            assert table.is_absent(game, notice.seat), "the creator kicked a player who is there"
+        result = after.game.result
+        assert result is None or result.reason is not EndReason.LAST_PLAYER, "a kick won a game"
+        if result is not None and result.reason is EndReason.STOPPED:
+            assert len(game.active_seats()) == 2, "a kick stopped a game that could go on"
+    return after, events
 
 
 def _next_game(group: Group, user: int, rng: random.Random) -> object:

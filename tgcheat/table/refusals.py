@@ -21,8 +21,14 @@ class SessionRefusal(enum.StrEnum):
     NO_MORE_OF_RANK = "no_more_of_rank"
     #: "My cards" from someone who does not play the group's game.
     NOT_PLAYING_THERE = "not_playing_there"
-    #: /kick with neither a reply to the player's message nor their seat number.
+    #: /kick with neither a reply to the player's message nor their number (their seat at
+    #: the table, their place in the lobby's list).
     NO_KICK_TARGET = "no_kick_target"
+    #: /kick of someone who is not in the lobby or the game (or has left it).
+    NOT_A_PLAYER = "not_a_player"
+    #: /kick by the game's creator, who is no admin, of a player who is not absent: they may
+    #: remove only a player who missed their turn and has not acted since.
+    KICK_NOT_ABSENT = "kick_not_absent"
 
 
 class SessionRefused(Exception):

@@ -343,19 +343,58 @@ def kick(
     session: Session | None, *, target: int | None, seat_number: str, actor: Actor, now_ms: int
 ) -> tuple[Session | None, Events]:
     """/kick by the creator or an admin, of ``target`` (the author of the message replied
-    to) or of the player in seat ``seat_number`` (as the table numbers them, from 1); a
-    player not at the table is refused."""
+    to) or of the player numbered ``seat_number`` (from 1: their seat, as the table numbers
+    them; before the deal, their place in the lobby's list); someone not at the table is
+    refused.
+
+    Nobody may kick their way to a win. In a game, a creator who is not an admin may remove
+    only an absent player (one who missed their turn and has not acted since); and a kick
+    that would leave a single player stops the game, without a winner, where a leave would
+    make that player the winner."""
     session = _managed(session, actor)
     if target is None:
-        target = _player_in_seat(session, seat_number)
+        target = _player_numbered(session, seat_number)
     if target is None:
         raise _refuse(SessionRefusal.NO_KICK_TARGET)
-    if session.lobby is None:
-        game = session.live_game
-        seat = game.seat_of(target) if game is not None else None
-        if game is None or seat is None or game.players[seat].left:
-            raise ActionRefused(Refusal.NOT_IN_GAME)
+    if session.lobby is not None:
+        if not session.lobby.has(target):
+            raise _refuse(SessionRefusal.NOT_A_PLAYER)
+        return leave(session, target), ()
+    game = session.live_game
+    seat = game.seat_of(target) if game is not None else None
+    if game is None or seat is None or game.players[seat].left:
+        raise _refuse(SessionRefusal.NOT_A_PLAYER)
+    if not is_absent(game, seat) and not _admin(actor):
+        raise _refuse(SessionRefusal.KICK_NOT_ABSENT)
+    if len(game.active_seats()) <= 2:
+        # The engine's Leave would end the game with the other player as its winner: the
+        # game is stopped instead, the kicked player still in their seat when it ends.
+        state, events = apply(game, Stop())
+        stopped = advance(session, state, events, now_ms), tuple(events)
+        return _noticed(stopped, NoticeKind.KICKED, target)
     return remove(session, target, now_ms, NoticeKind.KICKED)
+
+
+def is_absent(game: GameState, seat: int) -> bool:
+    """The player at ``seat`` let their last turn run out and has not acted since. (Whether
+    they can be reached is not known here; one who cannot never sees their cards, so their
+    first turn runs out.)"""
+    return game.players[seat].timeouts > 0
+
+
+def _player_numbered(session: Session, number: str) -> int | None:
+    """The player numbered ``number`` (from 1) in the lobby's list, or in the game's seats."""
+    # isdecimal, not isdigit: "²" is a digit that int() cannot read.
+    if not number.isdecimal():
+        return None
+    if session.lobby is not None:
+        listed = [user_id for user_id, _ in session.lobby.players]
+    elif session.game is not None:
+        listed = [player.user_id for player in session.game.players]
+    else:
+        return None
+    index = int(number) - 1
+    return listed[index] if 0 <= index < len(listed) else None
 
 
 def play_again(
@@ -383,15 +422,6 @@ def play_again(
     )
     reached = minimum_reached_ms(0, lobby, now_ms)
     return _with_lobby(fresh, lobby, LobbyClock(touched_ms=now_ms, minimum_reached_ms=reached))
-
-
-def _player_in_seat(session: Session, seat_number: str) -> int | None:
-    game = session.game
-    # isdecimal, not isdigit: "²" is a digit that int() cannot read.
-    if not seat_number.isdecimal() or game is None:
-        return None
-    seat = int(seat_number) - 1
-    return game.players[seat].user_id if 0 <= seat < len(game.players) else None
 
 
 def next_game(

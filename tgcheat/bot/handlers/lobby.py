@@ -100,7 +100,7 @@ class LobbyHandlers:
         if target is None:
             await self.help(command)
         elif payload[0] == "j":
-            await self.join(command, target, via_private=True)
+            await self.join_by_link(command, target)
         else:
             await self.show_hand(command.asker, target)
 
@@ -111,6 +111,14 @@ class LobbyHandlers:
         if not command.in_group:
             raise Answer(N_("Tap Join on the game's message in your group."))
         await self.join(command, command.chat_id, via_private=False)
+
+    async def join_by_link(self, command: Command, chat_id: int) -> None:
+        """The Join link, opened in the private chat: anyone may open it (it can be shared
+        anywhere), so only the group's members join through it."""
+        if not await self.shell.is_member(chat_id, command.user_id):
+            # The same answer for every group, open game or not: it tells an outsider nothing.
+            raise Answer(N_("You can join only games of groups you are in."))
+        await self.join(command, chat_id, via_private=True)
 
     async def join(self, command: Command, chat_id: int, *, via_private: bool) -> None:
         shell = self.shell

@@ -38,7 +38,8 @@ class MembershipHandlers:
         await self._show_removal(committed)
 
     async def kick(self, command: Command) -> None:
-        """/kick as a reply to the player's message, or /kick <seat number> from the table."""
+        """/kick as a reply to the player's message, or /kick <n>: their seat on the table, or
+        before the deal their number in the lobby's list (``table.kick`` says who may)."""
         if not command.in_group:
             raise Answer(N_("Send /kick in the group of the game."))
         shell = self.shell

@@ -63,8 +63,11 @@ class Routes:
             "rules": self.settings.rules,
             "language": self.language.language,
         }
+        # They only show something: a message written on behalf of a chat may ask for them.
+        shown_to_anyone = {"start", "help", "rules"}
         for name, handle in commands.items():
-            application.add_handler(CommandHandler(name, self._command(handle)))
+            run = self._command(handle, persons_only=name not in shown_to_anyone)
+            application.add_handler(CommandHandler(name, run))
         application.add_handler(CallbackQueryHandler(self._button))
         application.add_handler(
             MessageHandler(filters.StatusUpdate.LEFT_CHAT_MEMBER, self.membership.member_left)
@@ -76,12 +79,20 @@ class Routes:
             ChatMemberHandler(self.membership.bot_membership, ChatMemberHandler.MY_CHAT_MEMBER)
         )
 
-    def _command(self, handle: Callable[[Command], Awaitable[None]]) -> CommandCallback:
+    def _command(
+        self, handle: Callable[[Command], Awaitable[None]], *, persons_only: bool
+    ) -> CommandCallback:
+        """``handle`` behind the one refusal path. A command written on behalf of a chat (a
+        channel, an anonymous admin) comes from an account everyone who writes so shares: it
+        is nobody to open, join, manage or play a game, so ``persons_only`` turns it down."""
+
         async def run(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             command = command_from(update, context)
             if command is None:
                 return
             try:
+                if persons_only and command.asker.as_chat:
+                    raise Answer(N_("Please write as yourself to play."))
                 await handle(command)
             except REFUSALS as refusal:
                 await self.shell.refuse(command.asker, refusal)

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from random import SystemRandom
 from typing import TypeVar
 
-from telegram import ChatMember, Update
-from telegram.constants import ChatType
+from telegram import ChatMember, ChatMemberRestricted, Message, Update, User
+from telegram.constants import ChatID, ChatType
 from telegram.error import BadRequest, Forbidden
 from telegram.ext import ContextTypes
 
@@ -33,6 +33,10 @@ from tgcheat.table.refusals import AdminUnknown, SessionRefused
 from tgcheat.table.transitions import Actor
 
 GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)
+#: The accounts Telegram shows as the sender of a message written on behalf of a chat (a
+#: channel, the group itself by an anonymous admin, a channel's post forwarded to its
+#: discussion group): shared by everyone who writes so, they are nobody in particular.
+SHARED_ACCOUNTS = frozenset({ChatID.FAKE_CHANNEL, ChatID.ANONYMOUS_ADMIN, ChatID.SERVICE_CHAT})
 #: How much of a person's own (wrong) input a reply quotes back.
 MAX_ECHO = 32
 _GAME_ID_ALPHABET = string.ascii_lowercase + string.digits
@@ -67,6 +71,9 @@ class Asker:
     #: The message a reply in a group answers.
     message_id: int | None = None
     query_id: str | None = None
+    #: The message was written on behalf of a chat (``SHARED_ACCOUNTS``): the sender is no
+    #: person, and has no language but the group's.
+    as_chat: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,18 +110,27 @@ def command_from(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Command 
             user.language_code,
             chat_id=chat.id,
             message_id=message.message_id if in_group else None,
+            as_chat=written_as_chat(message, user),
         ),
         chat_id=chat.id,
         in_group=in_group,
         title=chat.title or "",
         name=display_name(user.full_name, user.username, user.id),
         args=tuple(context.args or ()),
+        # A message written on behalf of a chat names no person to kick.
         replied_user=(
             replied.from_user.id
-            if replied is not None and replied.from_user is not None
+            if replied is not None
+            and replied.from_user is not None
+            and not written_as_chat(replied, replied.from_user)
             else None
         ),
     )
+
+
+def written_as_chat(message: Message, sender: User) -> bool:
+    """Whether ``message`` was written on behalf of a chat, not by ``sender`` as a person."""
+    return message.sender_chat is not None or sender.id in SHARED_ACCOUNTS
 
 
 def display_name(full_name: str | None, username: str | None, user_id: int) -> str:
@@ -149,6 +165,17 @@ class Shell:
             return False
         return member.status in (ChatMember.ADMINISTRATOR, ChatMember.OWNER)
 
+    async def is_member(self, chat_id: int, user_id: int) -> bool:
+        """Whether the person is in the group now (a restricted member too)."""
+        try:
+            member = await self.sender.bot.get_chat_member(chat_id, user_id)
+        except (BadRequest, Forbidden):
+            # No such chat, or one the bot is not in: nobody is a member as far as we know.
+            return False
+        if isinstance(member, ChatMemberRestricted):
+            return member.is_member
+        return member.status in (ChatMember.MEMBER, ChatMember.ADMINISTRATOR, ChatMember.OWNER)
+
     async def as_actor(
         self, chat_id: int, user_id: int, attempt: Callable[[Actor], Awaitable[T]]
     ) -> T:
@@ -160,7 +187,10 @@ class Shell:
             return await attempt(Actor(user_id, admin=await self.is_admin(chat_id, user_id)))
 
     async def language_of(self, asker: Asker) -> Translator:
-        """A person's language: their /language choice, else Telegram's, else English."""
+        """A person's language: their /language choice, else Telegram's, else English; for a
+        message written on behalf of a chat, the group's."""
+        if asker.as_chat and asker.chat_id is not None:
+            return await self.group_language(asker.chat_id, None)
         chosen = await self.store.settings.user_language(asker.user_id)
         return translator(chosen or asker.language_code)
 

@@ -23,7 +23,10 @@ from tgcheat.table.session import Session
 
 def lobby_view(tr: Translator, session: Session, lobby: Lobby, bot_username: str) -> View:
     rules = lobby.rules
-    names = ", ".join(name_html(name) for _, name in lobby.players) or tr._("nobody yet")
+    # Numbered as /kick <n> counts them before the deal.
+    names = ", ".join(
+        f"{number}. {name_html(name)}" for number, (_, name) in enumerate(lobby.players, 1)
+    ) or tr._("nobody yet")
     lines = [
         tr._("🃏 <b>Cheat</b>: a new game is open"),
         tr._("Rules: {rules} · /rules").format(rules=html.escape(rules_name(tr, rules))),

@@ -19,6 +19,11 @@ REFUSALS: dict[Reason, str] = {
     SessionRefusal.NO_KICK_TARGET: N_(
         "Reply to a message of the player with /kick, or give their seat number."
     ),
+    SessionRefusal.NOT_A_PLAYER: N_("That person is not playing in this game."),
+    SessionRefusal.KICK_NOT_ABSENT: N_(
+        "You can remove only a player who missed their turn and has not played since. "
+        "A group admin can remove anyone."
+    ),
     Refusal.GAME_OVER: N_("This game is over."),
     Refusal.NOT_IN_GAME: N_("You are not playing in this game."),
     Refusal.NOT_YOUR_TURN: N_("It is not your turn."),
