@@ -110,4 +110,3 @@ class MessageIds:
     @property
     def empty(self) -> bool:
         return self.table is None and not self.hands and not self.told and not self.buried
-

@@ -1,0 +1,56 @@
+"""What follows every change of a game at the session level: the next deadline, the match's
+score, the game's tally and its notice."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from tgcheat.engine.events import Event
+from tgcheat.engine.game import (
+    pending_deadline_ms,
+)
+from tgcheat.engine.match import record_game
+from tgcheat.engine.state import GameState, Phase
+from tgcheat.table.chronicle import Notice, NoticeKind, notice_of, tallied
+from tgcheat.table.clock import (
+    game_deadline,
+)
+from tgcheat.table.session import Session
+
+Events = tuple[Event, ...]
+
+
+def advance(session: Session, state: GameState, events: Sequence[Event], now_ms: int) -> Session:
+    """The session after its game became ``state``: the next deadline, the match's score when
+    a game of a match has just ended, the game's tally, and the notice of what happened
+    without anyone's press (none after a person's own move)."""
+    match = session.match
+    was_finished = session.game is not None and session.game.phase is Phase.FINISHED
+    if match is not None and state.phase is Phase.FINISHED and not was_finished:
+        match = record_game(match, state)
+    previous = session.deadline_ms
+    if session.game is not None and pending_deadline_ms(session.game) is not None:
+        # The deadline was the end of a Cheat! call's grace period, not a turn's: when the
+        # call is gone unsettled (the caller or the claimant left), a whole turn starts.
+        previous = 0
+    return dataclasses.replace(
+        session,
+        game=state,
+        match=match,
+        deadline_ms=game_deadline(previous, state, events, now_ms),
+        notice=notice_of(events),
+        tally=tallied(session.tally, state.rules, len(state.players), events),
+    )
+
+
+def noticed(
+    changed: tuple[Session, Events], kind: NoticeKind, user_id: int
+) -> tuple[Session, Events]:
+    """A player's leaving, as the table and they themselves are told of it."""
+    session, events = changed
+    game = session.game
+    seat = game.seat_of(user_id) if game is not None else None
+    if seat is None or not events:
+        return changed
+    return dataclasses.replace(session, notice=Notice(kind, seat)), events
