@@ -4,8 +4,9 @@ which language, whether they are an admin, and the one refusal path.
 A handler is short: read the update (a ``Command`` or a press), compute the change with a pure
 function of ``tgcheat.table`` inside ``store.transact``, publish what was committed. Any
 refusal — the table's (``SessionRefused``), the engine's (``ActionRefused``) or the bot's own
-(``Answer``: a wrong chat, bad input) — is raised, and ``refuse`` turns it into a pop-up for a
-button or a reply for a command, in the asker's language.
+(``Answer``: a wrong chat, bad input; ``SelectionTooLong``: more cards picked than a button
+carries) — is raised, and ``refuse`` turns it into a pop-up for a button or a reply for a
+command, in the asker's language.
 
 A reply in a group is one of the group's messages: it is sent only while the group's budget
 allows (a member who repeats /rules spends that group's budget, and the reply is dropped once
@@ -28,6 +29,7 @@ from telegram.error import BadRequest, Forbidden, RetryAfter
 from telegram.ext import ContextTypes
 
 from tgcheat.bot import views
+from tgcheat.bot.callbacks import SelectionTooLong
 from tgcheat.bot.publish import Publisher, wall_clock_ms
 from tgcheat.bot.sender import ChatFlooded, Sender
 from tgcheat.engine.events import Event
@@ -59,8 +61,11 @@ class Answer(Exception):
 
 
 #: Everything a handler may raise to turn a request down.
-REFUSALS = (SessionRefused, ActionRefused, Answer)
+REFUSALS = (SessionRefused, ActionRefused, Answer, SelectionTooLong)
 
+SELECTION_TOO_LONG = N_(
+    "You have picked as many cards as the buttons can carry: play them, or tap ✖️ Clear."
+)
 TAP_NOT_SHOWN = N_(
     "Telegram asks the bot to slow down: your tap did not show. Tap again in a moment."
 )
@@ -207,6 +212,8 @@ class Shell:
         tr = await self.language_of(asker)
         if isinstance(refusal, Answer):
             text = tr._(refusal.message).format(**refusal.fields)
+        elif isinstance(refusal, SelectionTooLong):
+            text = tr._(SELECTION_TOO_LONG)
         elif isinstance(refusal, SessionRefused | ActionRefused):
             text = views.refusal_text(tr, refusal.reason)
         else:
