@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -12,6 +13,8 @@ import httpx
 import pytest
 import pytest_asyncio
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 from starlette.applications import Starlette
 from telegram import Update
 from telegram.ext import (
@@ -24,7 +27,7 @@ from telegram.ext import (
 from telegram.request import BaseRequest, RequestData
 
 from tgcheat.config import Config
-from tgcheat.web import SECRET_HEADER, create_web_app
+from tgcheat.web import MAX_FAILED_DELIVERIES, SECRET_HEADER, create_web_app
 
 TOKEN = "123:abc"
 SECRET = "right_secret-1"
@@ -177,6 +180,111 @@ async def test_handler_raising_is_500_so_telegram_retries(bot: Bot) -> None:
     # The next update is processed as usual.
     assert (await post(bot, message_update(update_id=6))).status_code == 200
     assert [u.update_id for u in bot.seen] == [6]
+
+
+async def test_an_update_that_fails_on_every_delivery_is_answered_200_in_the_end(
+    bot: Bot, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A poison update: Telegram would deliver it again for hours. Its failed deliveries are
+    counted in Redis; the last allowed one is answered 200, with its cause in the log."""
+    poison = message_update(update_id=77, text="boom")
+    with caplog.at_level(logging.ERROR, logger="tgcheat.web"):
+        answers = [(await post(bot, poison)).status_code for _ in range(MAX_FAILED_DELIVERIES)]
+    assert answers == [500] * (MAX_FAILED_DELIVERIES - 1) + [200]
+    [gave_up] = [r for r in caplog.records if "deliveries" in r.getMessage()]
+    assert "Update 77 failed on 3 deliveries" in gave_up.getMessage()
+    assert "RuntimeError: the handler failed" in gave_up.getMessage()
+    # Each update is counted on its own.
+    assert (await post(bot, message_update(update_id=78, text="boom"))).status_code == 500
+    assert (await post(bot, message_update(update_id=79))).status_code == 200
+
+
+async def test_failures_are_not_counted_while_redis_cannot_count_them() -> None:
+    """An update that fails because Redis is away is delivered again, however often."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed_port = s.getsockname()[1]
+    # Refused at once, not tried again: the test needs no more than that Redis is away.
+    dead = aioredis.Redis(host="127.0.0.1", port=closed_port, retry=Retry(NoBackoff(), 0))
+    app = create_web_app(build(RecordingRequest(), []), dead, CONFIG)
+    try:
+        async with app.router.lifespan_context(app):
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+                body = json.dumps(message_update(update_id=80, text="boom")).encode()
+                answers = [
+                    (
+                        await client.post("/hook", content=body, headers={SECRET_HEADER: SECRET})
+                    ).status_code
+                    for _ in range(MAX_FAILED_DELIVERIES + 2)
+                ]
+    finally:
+        await dead.aclose()
+    assert answers == [500] * (MAX_FAILED_DELIVERIES + 2)
+
+
+def _callback_update(**query: Any) -> dict[str, Any]:
+    return {
+        "update_id": 90,
+        "callback_query": {
+            "id": "4000000000000001",
+            "from": {"id": 7, "is_bot": False, "first_name": "Ann"},
+            "chat_instance": "-1",
+            "data": "s:-1001:abc123:0",
+            "message": message_update()["message"],
+            **query,
+        },
+    }
+
+
+def _with(update: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
+    """``update`` with the field at ``path`` ("message.chat.id") set to ``value``, or removed
+    when ``value`` is ``...``."""
+    copy = json.loads(json.dumps(update))
+    *parents, last = path.split(".")
+    target = copy
+    for name in parents:
+        target = target[name]
+    if value is ...:
+        del target[last]
+    else:
+        target[last] = value
+    return copy
+
+
+@pytest.mark.parametrize(
+    ("update", "path", "value"),
+    [
+        (message_update(), "update_id", "1"),
+        (message_update(), "update_id", True),
+        (message_update(), "message", "hello"),
+        (message_update(), "message.chat.id", "-1001"),
+        (message_update(), "message.chat", ...),
+        (message_update(), "message.from.id", "7"),
+        (message_update(), "message.text", 5),
+        (message_update(), "message.new_chat_members", {"id": 1}),
+        (_callback_update(), "callback_query.from", ...),
+        (_callback_update(), "callback_query.from.id", 7.5),
+        (_callback_update(), "callback_query.id", 4),
+        (_callback_update(), "callback_query.data", ["s"]),
+        (_callback_update(), "callback_query.message.message_id", "10"),
+    ],
+)
+async def test_an_update_with_a_field_of_the_wrong_type_is_400(
+    bot: Bot, update: dict[str, Any], path: str, value: Any
+) -> None:
+    response = await post(bot, _with(update, path, value))
+    assert response.status_code == 400
+    assert path.rsplit(".", 1)[-1] in response.text or "update" in response.text
+    assert bot.seen == []
+
+
+async def test_fields_the_bot_never_reads_may_be_anything(bot: Bot) -> None:
+    update = message_update(update_id=91)
+    update["message"]["a_field_of_a_later_bot_api"] = [1, "two"]
+    update["message"]["from"]["language_code"] = None
+    assert (await post(bot, update)).status_code == 200
+    assert (await post(bot, _callback_update())).status_code == 200
 
 
 async def test_bot_error_handler_can_declare_an_error_handled(redis: aioredis.Redis) -> None:

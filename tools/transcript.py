@@ -605,7 +605,6 @@ async def transcript(lang: str, seed: int, players: int, preset: str) -> str:
             redis,
             request=fake,
             group_messages_per_minute=UNLIMITED_BUDGET,
-            throttle=False,
         )
         assert isinstance(app, CheatApplication) and app.routes is not None
         await app.initialize()

@@ -77,7 +77,6 @@ async def make_harness(
     fake: FakeTelegram | None = None,
     *,
     group_messages_per_minute: int = UNLIMITED,
-    throttle: bool = False,
 ) -> BotHarness:
     fake = fake or FakeTelegram()
     app = build_application(
@@ -85,7 +84,6 @@ async def make_harness(
         redis,
         request=fake,
         group_messages_per_minute=group_messages_per_minute,
-        throttle=throttle,
     )
     await app.initialize()
     return BotHarness(

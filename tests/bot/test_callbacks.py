@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -16,11 +18,14 @@ from tgcheat.bot.callbacks import (
     OptionMenu,
     PresetChoice,
     Press,
+    SelectionTooLong,
     SettingsMenu,
     SettingsPress,
     TablePress,
     TurnPress,
     ValueChoice,
+    decode_selection,
+    encode_selection,
     parse,
 )
 from tgcheat.engine.cards import Rank
@@ -30,6 +35,10 @@ chat_ids = st.integers(-(10**13), 10**13)
 game_ids = st.text("abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=8)
 numbers = st.integers(0, 999_999)
 selections = st.lists(ranks, max_size=8).map(lambda rs: "".join(r.code for r in sorted(rs)))
+#: What a player may pick from two decks with jokers: up to 8 cards of a rank, 4 jokers.
+picked = st.fixed_dictionaries(
+    {}, optional={rank: st.integers(1, 4 if rank is Rank.JOKER else 8) for rank in Rank}
+).map(Counter)
 
 
 @given(
@@ -118,6 +127,10 @@ def test_buttons_drawn_before_typed_presses_still_parse() -> None:
         "k:1:abc:0:7Q",
         "k:1:abc:0:!:K",
         "k:1:abc:0:7:KK",
+        "k:1:abc:0:c7:K",
+        "k:1:abc:0:7cc:K",
+        "k:1:abc:0:7a:K",
+        "k:1:abc:0:7j:K",
         "o:1:p:0",
         "v:1:m:0",
         "c:1:abc:" + "9" * 7,
@@ -127,3 +140,35 @@ def test_buttons_drawn_before_typed_presses_still_parse() -> None:
 def test_data_no_button_carries_is_refused(data: str) -> None:
     with pytest.raises(BadCallback):
         parse(data)
+
+
+@given(picked)
+def test_a_selection_comes_back_as_the_cards_picked(cards: Counter[Rank]) -> None:
+    assert decode_selection(encode_selection(cards)) == cards
+
+
+def test_a_selection_writes_each_rank_once_with_its_count() -> None:
+    assert encode_selection(Counter({Rank.SEVEN: 3, Rank.KING: 1, Rank.TEN: 2})) == "7cTbK"
+    assert encode_selection(Counter()) == ""
+    # One code per card, as buttons drawn before counts were written carry it, still reads.
+    assert decode_selection("777K") == Counter({Rank.SEVEN: 3, Rank.KING: 1})
+    assert decode_selection("7b7K") == Counter({Rank.SEVEN: 3, Rank.KING: 1})
+
+
+@given(picked, st.sampled_from(list(Rank)))
+def test_any_selection_fits_in_a_button_of_a_real_group(cards: Counter[Rank], rank: Rank) -> None:
+    """A supergroup's id (-100 and ten digits), a game id, a play count up to 99,999: every
+    hand button fits whatever is picked, as long as Telegram's ids do."""
+    press = HandPress(Op.PLAY, -1009876543210, "abc123", 99_999, encode_selection(cards), rank)
+    assert len(press.encode().encode()) <= MAX_CALLBACK_BYTES
+    parsed = parse(press.encode())
+    assert isinstance(parsed, HandPress) and parsed.selected() == cards
+
+
+def test_a_selection_that_does_not_fit_is_said_so() -> None:
+    everything = Counter({rank: 8 for rank in Rank})
+    press = HandPress(
+        Op.PICK, -9999999999999999, "abcdefghijkl", 999_999, encode_selection(everything)
+    )
+    with pytest.raises(SelectionTooLong):
+        press.encode_each([Rank.ACE])

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import random
 import time
-from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -49,6 +48,7 @@ from tgcheat.bot.callbacks import (
     SettingsPress,
     TablePress,
     TurnPress,
+    decode_selection,
     parse,
 )
 from tgcheat.engine.actions import Accept, Action, Challenge, Pass, PassVote, Play
@@ -78,6 +78,8 @@ RULE_CHOICES = {
     "exhausted": Rules(passing=Passing.EXHAUSTED),
 }
 RANK_CODES = [rank.code for rank in Rank]
+#: How a selection writes two and three cards of a rank ("7c": three 7s).
+COUNT_LETTERS = ["b", "c"]
 GAME_OPS = frozenset({Op.CHALLENGE, Op.ACCEPT, Op.PLAY, Op.PASS, Op.VOTE_YES, Op.VOTE_NO})
 #: Ops that only ever show something (a hand with a selection, a settings menu).
 SHOWING_OPS = frozenset({Op.PICK, Op.CLEAR, Op.SETTINGS_SHOW, Op.SETTINGS_SET, Op.LANGUAGE})
@@ -228,9 +230,9 @@ async def _rig(bot: BotHarness, rules: Rules) -> None:
 
 
 def _cards_for(hand: tuple[Card, ...], selection: str) -> tuple[Card, ...] | None:
-    """The cards a selection of rank codes names in ``hand``, or None if it lacks them."""
+    """The cards a selection (rank codes, counts) names in ``hand``, or None if it lacks them."""
     try:
-        wanted = Counter(Rank.from_code(code) for code in selection)
+        wanted = decode_selection(selection)
     except ValueError:
         return None
     chosen: list[Card] = []
@@ -554,7 +556,7 @@ def near_valid(draw: st.DrawFn, session: Session | None) -> str:
     if op in (Op.PICK, Op.PLAY, Op.CLEAR) or draw(st.booleans()):
         hand = [c.rank.code for p in (game.players if game else ()) for c in p.hand[:3]]
         selection = draw(
-            st.lists(st.sampled_from(RANK_CODES + hand), max_size=6).map("".join)
+            st.lists(st.sampled_from(RANK_CODES + hand + COUNT_LETTERS), max_size=6).map("".join)
             | st.text(max_size=4)
         )
         required = game.required.code if game is not None and game.required else "A"

@@ -75,23 +75,24 @@ async def test_a_deleted_table_is_posted_anew(bot: BotHarness) -> None:
     assert "pile: 2 cards" in (bot.fake.message(GROUP_ID, new.message_id).plain_text or "")
 
 
-async def test_retry_after_is_waited_out(redis) -> None:  # type: ignore[no-untyped-def]
-    bot = await make_harness(redis, throttle=True)
-    try:
-        await _start(bot)
-        bot.fake.fail_next(
-            "editMessageText",
-            status=429,
-            description="Too Many Requests: retry after 1",
-            retry_after=1,
-        )
-        state = await _play_one(bot)
-        assert state.plays == 1
-        assert "pile: 1 card" in (bot.fake.message(GROUP_ID, _table_id(bot)).plain_text or "")
-        assert any(c.status == 429 for c in bot.fake.calls_to("editMessageText"))
-    finally:
-        await bot.app.shutdown()
-    bot.fake.assert_clean()
+async def test_retry_after_is_not_waited_out_the_clock_shows_the_table(bot: BotHarness) -> None:
+    state = await _start(bot)
+    user = _turn_user(state)
+    await bot.press(user, user.id, has_op(Op.PICK, state.players[state.turn].hand[0].rank))
+    bot.fake.flood(GROUP_ID, 1)  # "retry after 1"
+    await bot.press(user, user.id, has_op(Op.PLAY))  # handled at once: the table edit waits
+    assert (await game_state(bot)).plays == 1
+    assert "pile: 1 card" not in (bot.fake.message(GROUP_ID, _table_id(bot)).plain_text or "")
+    assert [c.status for c in bot.fake.calls_to("editMessageText")].count(429) == 1
+    bot.fake.lift_flood(GROUP_ID)
+    app = bot.app
+    assert isinstance(app, CheatApplication) and app.timers is not None
+    assert app.routes is not None
+    sender = app.routes.shell.sender
+    later = sender.clock() + 1_500
+    sender.clock = lambda: later
+    await app.timers.refresh_deferred_tables(later)
+    assert "pile: 1 card" in (bot.fake.message(GROUP_ID, _table_id(bot)).plain_text or "")
 
 
 async def test_table_edits_over_the_group_budget_wait_and_coalesce(redis) -> None:  # type: ignore[no-untyped-def]

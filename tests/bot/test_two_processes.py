@@ -108,7 +108,7 @@ async def two_webhooks(
             if client is not redis:
                 stack.push_async_callback(client.aclose)
             application = build_application(
-                config, client, request=fake, group_messages_per_minute=UNLIMITED, throttle=False
+                config, client, request=fake, group_messages_per_minute=UNLIMITED
             )
             assert isinstance(application, CheatApplication)
             web = create_web_app(application, client, config)

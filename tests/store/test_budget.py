@@ -9,6 +9,7 @@ import time
 from redis.asyncio import Redis
 
 from tests.store.helpers import CHAT, game_session
+from tgcheat.store.budget import Held
 from tgcheat.store.games import GROUP_BURST, GameStore
 
 
@@ -54,3 +55,53 @@ async def test_a_change_without_group_messages_spends_nothing(redis: Redis) -> N
     store = GameStore(redis)
     await store.transact(CHAT, lambda s: (game_session(), None))
     assert await redis.exists(f"tgc:rate:{CHAT}") == 0
+
+
+async def test_a_flood_wait_defers_the_group_until_it_is_over(redis: Redis) -> None:
+    """Telegram's 429 for the group: its table edits, and replies, wait until the end of the
+    wait, whatever the budget says; what was held comes out once, in order."""
+    store = GameStore(redis, group_messages_per_minute=60)
+    now = int(time.time() * 1000)
+    ends = now + 30_000
+    await store.budget.hold(CHAT, ends, now, group_flooded=True, table=True, lines=["one"])
+    await store.budget.hold(CHAT, now + 10_000, now, group_flooded=True, lines=["two"])
+    assert await redis.zscore("tgc:deferred-tables", CHAT) == ends
+    # A change meanwhile: written, its table deferred to the end of the wait; no reply.
+    committed = await store.transact(
+        CHAT, lambda s: (game_session(), 1), group_messages=lambda cost: cost
+    )
+    assert committed.table_deferred
+    assert await redis.zscore("tgc:deferred-tables", CHAT) == ends
+    assert not await store.budget.take_for_reply(CHAT, now + 1000)
+    assert not await store.budget.take(CHAT, now + 1000)
+    assert await store.budget.release(CHAT, ends - 1) is None
+    assert await store.budget.release(CHAT, ends) == Held(table=True, lines=("one", "two"))
+    assert await redis.zscore("tgc:deferred-tables", CHAT) is None
+    assert await store.budget.take_for_reply(CHAT, ends + 1000)
+
+
+async def test_hands_held_by_a_private_flood_wait_come_out_whatever_the_group_budget(
+    redis: Redis,
+) -> None:
+    store = GameStore(redis, group_messages_per_minute=1)
+    now = int(time.time() * 1000)
+    for _ in range(3):  # the group's budget is spent
+        await store.budget.take(CHAT, now)
+    await redis.zrem("tgc:deferred-tables", CHAT)
+    await redis.hdel(f"tgc:rate:{CHAT}", "table")
+    await store.budget.hold(
+        CHAT, now + 2000, now, group_flooded=False, hands=[5, 6, 5], gone=[(5, 40)]
+    )
+    assert await store.budget.release(CHAT, now + 2000) == Held(
+        table=False, hands=(5, 6), gone=((5, 40),)
+    )
+
+
+async def test_replies_spend_the_budget_and_wait_for_nothing(redis: Redis) -> None:
+    store = GameStore(redis, group_messages_per_minute=20)
+    now = int(time.time() * 1000)
+    assert [await store.budget.take_for_reply(CHAT, now) for _ in range(6)] == [True] * 4 + [
+        False
+    ] * 2
+    assert await redis.zscore("tgc:deferred-tables", CHAT) is None
+    assert await store.budget.take_for_reply(CHAT, now + 3000)  # a token is back

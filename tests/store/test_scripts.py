@@ -10,14 +10,20 @@ from redis.asyncio import Redis
 
 from tgcheat.store.scripts import (
     CAS_SCRIPT,
+    HOLD_SCRIPT,
     READ_SCRIPT,
+    RELEASE_SCRIPT,
     REMEMBERED_UPDATES,
+    REPLY_SCRIPT,
     TAKE_SCRIPT,
     UPDATE_MEMORY_MS,
     CasAnswer,
     ScriptCall,
     cas_call,
+    hold_call,
     read_call,
+    release_call,
+    reply_call,
     take_call,
 )
 
@@ -48,6 +54,31 @@ def _take() -> ScriptCall:
     )
 
 
+def _reply() -> ScriptCall:
+    return reply_call(budget_key="s:budget", per_minute=60, now_ms=9)
+
+
+def _hold() -> ScriptCall:
+    return hold_call(
+        budget_key="s:budget",
+        deferred_key="s:deferred",
+        chat_id=-77,
+        until_ms=5000,
+        group_flooded=True,
+        table=True,
+        lines_json=b'["a reveal"]',
+        hands_json=b'["5"]',
+        gone_json=b'["5:6"]',
+        now_ms=9,
+    )
+
+
+def _release() -> ScriptCall:
+    return release_call(
+        budget_key="s:budget", deferred_key="s:deferred", chat_id=-77, per_minute=60, now_ms=9
+    )
+
+
 def _read() -> ScriptCall:
     return read_call(session_key="s:session", update_id=3000, first_look=True, now_ms=2_000_000)
 
@@ -58,8 +89,15 @@ def _numbers_read(script: str, table: str) -> set[int]:
 
 @pytest.mark.parametrize(
     ("script", "call"),
-    [(CAS_SCRIPT, _cas()), (TAKE_SCRIPT, _take()), (READ_SCRIPT, _read())],
-    ids=["cas", "take", "read"],
+    [
+        (CAS_SCRIPT, _cas()),
+        (TAKE_SCRIPT, _take()),
+        (REPLY_SCRIPT, _reply()),
+        (HOLD_SCRIPT, _hold()),
+        (RELEASE_SCRIPT, _release()),
+        (READ_SCRIPT, _read()),
+    ],
+    ids=["cas", "take", "reply", "hold", "release", "read"],
 )
 def test_a_builder_gives_every_key_and_argument_its_script_reads(
     script: str, call: ScriptCall
@@ -109,6 +147,26 @@ async def test_the_take_reads_each_argument_by_its_name(redis: Redis) -> None:
     assert await take(keys=call.keys, args=call.args) == 0
     assert await redis.zrange("s:deferred", 0, -1, withscores=True) == [(b"-77", 2000)]
     assert await redis.hget("s:budget", "at") == b"9"
+
+
+async def test_the_hold_reads_each_argument_by_its_name(redis: Redis) -> None:
+    hold = redis.register_script(HOLD_SCRIPT)
+    call = _hold()
+    assert await hold(keys=call.keys, args=call.args) == 1
+    assert await redis.hgetall("s:budget") == {
+        b"until": b"5000",
+        b"table": b"1",
+        b"lines": b'["a reveal"]',
+        b"hands": b'["5"]',
+        b"gone": b'["5:6"]',
+    }
+    assert await redis.zrange("s:deferred", 0, -1, withscores=True) == [(b"-77", 5000)]
+    assert 600_000 < await redis.pttl("s:budget") <= 600_000 + 5000
+    # Released before the wait is over: nothing, and still deferred to its end.
+    release = redis.register_script(RELEASE_SCRIPT)
+    early = _release()
+    assert await release(keys=early.keys, args=early.args) == [0]
+    assert await redis.zrange("s:deferred", 0, -1, withscores=True) == [(b"-77", 5000)]
 
 
 async def test_the_read_reads_the_session_and_the_update(redis: Redis) -> None:

@@ -12,7 +12,12 @@ shapes and real error codes.  On the way it
   edit does not repeat them), and
 * models the few pieces of chat state a group game bot runs into: users who never started the
   bot, users who blocked it, who is in a group (and who is an admin there), groups that kicked
-  the bot or migrated to supergroups.
+  the bot or migrated to supergroups, and a reply to a message that is gone.
+
+A test may make Telegram misbehave: ``fail_next`` (the next call of a method fails),
+``fail_always`` (every call that matches fails, e.g. a poison update's reply), ``flood`` (a chat
+answers 429 "retry after N" until its wait is over) and ``stall`` (a chat's requests wait until
+the test lets them go); ``wait_for_call`` waits until a matching call was answered.
 
 Anything the bot does that Telegram would refuse becomes a *violation*: it is listed in
 ``fake.violations`` and answered with the HTTP 400 Telegram would give, so the bot's own error
@@ -1143,6 +1148,12 @@ class FakeTelegram(BaseRequest):
         self.initialized = False
 
         self._failures: dict[str, deque[InjectedFailure]] = {}
+        self._standing_failures: list[tuple[Callable[[str, JsonDict], bool], InjectedFailure]] = []
+        #: Chats in a flood wait, until when (the fake's clock, seconds).
+        self._floods: dict[int, float] = {}
+        #: Chats whose requests wait until the event is set.
+        self._stalls: dict[int, asyncio.Event] = {}
+        self._call_waiters: list[tuple[Callable[[ApiCall], bool], asyncio.Future[ApiCall]]] = []
         self._message_ids: dict[int, Iterator[int]] = {}
         self._file_serial = itertools.count(1)
 
@@ -1208,11 +1219,40 @@ class FakeTelegram(BaseRequest):
         problems = check_request(api_method, params, self.spec)
         self.violations += [f"{api_method}: {problem}" for problem in problems]
 
+        chat_id = params.get("chat_id")
+        stall = self._stalls.get(chat_id) if isinstance(chat_id, int) else None
+        if stall is not None:
+            await stall.wait()
+        try:
+            return await self._answer(call, api_method, params, problems)
+        finally:
+            self._tell_waiters(call)
+
+    async def _answer(
+        self, call: ApiCall, api_method: str, params: JsonDict, problems: list[str]
+    ) -> tuple[int, bytes]:
         failures = self._failures.get(api_method.lower())
         if failures:
             failure = failures.popleft()
             error = ApiError(failure.status, failure.description, failure.parameters)
             return self._answer_error(call, error)
+        for matches, failure in self._standing_failures:
+            if matches(api_method, params):
+                error = ApiError(failure.status, failure.description, failure.parameters)
+                return self._answer_error(call, error)
+        chat_id = params.get("chat_id")
+        flood_ends = self._floods.get(chat_id) if isinstance(chat_id, int) else None
+        if flood_ends is not None:
+            left = flood_ends - self.clock()
+            if left > 0:
+                wait = max(1, int(left + 0.999))
+                return self._answer_error(
+                    call,
+                    ApiError(
+                        429, f"Too Many Requests: retry after {wait}", {"retry_after": wait}
+                    ),
+                )
+            del self._floods[chat_id]
         if problems:
             if self.spec is not None and self.spec.canonical_method(api_method) is None:
                 return self._answer_error(call, ApiError(404, "Not Found"))
@@ -1301,6 +1341,45 @@ class FakeTelegram(BaseRequest):
             }.get(status, f"Error {status}")
         failure = InjectedFailure(status, description, parameters or None)
         self._failures.setdefault(method.lower(), deque()).append(failure)
+
+    def fail_always(
+        self,
+        matches: Callable[[str, JsonDict], bool],
+        status: int = 400,
+        description: str = "Bad Request: the request was refused",
+    ) -> None:
+        """Answer every call for which ``matches(method, params)`` holds with this error, for
+        good (a request Telegram refuses whenever it is made)."""
+        self._standing_failures.append((matches, InjectedFailure(status, description)))
+
+    def flood(self, chat_id: int, seconds: float) -> None:
+        """The chat is in a flood wait for ``seconds`` (by the fake's clock): every request to
+        it is answered 429 "retry after N", N the seconds left, until then."""
+        self._floods[chat_id] = self.clock() + seconds
+
+    def lift_flood(self, chat_id: int) -> None:
+        self._floods.pop(chat_id, None)
+
+    def stall(self, chat_id: int) -> asyncio.Event:
+        """The chat's requests wait (a slow chat) until the event returned is set."""
+        return self._stalls.setdefault(chat_id, asyncio.Event())
+
+    def wait_for_call(self, matches: Callable[[ApiCall], bool]) -> asyncio.Future[ApiCall]:
+        """A future of the next call for which ``matches`` holds, once it is answered."""
+        waiter: asyncio.Future[ApiCall] = asyncio.get_running_loop().create_future()
+        self._call_waiters.append((matches, waiter))
+        return waiter
+
+    def _tell_waiters(self, call: ApiCall) -> None:
+        waiting = []
+        for matches, waiter in self._call_waiters:
+            if waiter.done():
+                continue
+            if matches(call):
+                waiter.set_result(call)
+            else:
+                waiting.append((matches, waiter))
+        self._call_waiters = waiting
 
     def register_user(self, user: Mapping[str, Any]) -> None:
         """Remember a user's names, for private chat objects and ChatMember answers."""
@@ -1637,6 +1716,7 @@ class FakeTelegram(BaseRequest):
         chat_id = params["chat_id"]
         if not isinstance(chat_id, int):
             raise ApiError(400, "Bad Request: chat not found")
+        self._check_reply(chat_id, params)
         kind = "text" if method.lower() == "sendmessage" else _media_kind(method)
         text_param = "text" if kind == "text" else "caption"
         record = MessageRecord(
@@ -1650,6 +1730,26 @@ class FakeTelegram(BaseRequest):
         )
         self.messages[(chat_id, record.message_id)] = record
         return record
+
+    def _check_reply(self, chat_id: int, params: Mapping[str, Any]) -> None:
+        """A reply to a message that is gone (deleted, or never there) is refused, unless it
+        allows sending without the reply."""
+        reply = params.get("reply_parameters")
+        if isinstance(reply, dict):
+            message_id = reply.get("message_id")
+            allowed = reply.get("allow_sending_without_reply") is True
+        else:
+            message_id = params.get("reply_to_message_id")
+            allowed = params.get("allow_sending_without_reply") is True
+        if not isinstance(message_id, int) or allowed:
+            return
+        key = (chat_id, message_id)
+        record = self.messages.get(key)
+        there = (record is not None and not record.deleted) or (
+            key in self.incoming and key not in self.deleted_incoming
+        )
+        if not there:
+            raise ApiError(400, "Bad Request: message to be replied not found")
 
     def _editable(self, params: Mapping[str, Any], action: str) -> MessageRecord:
         key = (params["chat_id"], params["message_id"])

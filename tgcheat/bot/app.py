@@ -17,16 +17,17 @@ from telegram import (
     Update,
 )
 from telegram.ext import (
-    AIORateLimiter,
     Application,
     ApplicationBuilder,
+    ApplicationHandlerStop,
     ContextTypes,
 )
 from telegram.request import BaseRequest
 
 from tgcheat.bot.handlers import Routes, Shell
+from tgcheat.bot.handlers.shell import Asker
 from tgcheat.bot.publish import Publisher
-from tgcheat.bot.sender import Sender
+from tgcheat.bot.sender import ChatFlooded, Sender
 from tgcheat.bot.taps import Tap
 from tgcheat.bot.timers import Timers
 from tgcheat.i18n import N_, available_languages, load_all, translator
@@ -78,9 +79,16 @@ class CheatApplication(Application):  # type: ignore[type-arg]
 
     async def handle_tap(self, tap: Tap) -> None:
         """A button press read straight from the webhook's JSON (see `tgcheat.bot.taps`); an
-        exception escapes to the caller, as a handler's does not in `process_update`."""
+        exception escapes to the caller, as a handler's does not in `process_update`. A flood
+        wait met on the way is not a failure (``held_back``)."""
         assert self.routes is not None, "built by build_application"
-        await self.routes.tap(tap)
+        try:
+            await self.routes.tap(tap)
+        except ChatFlooded as flooded:
+            asker = Asker(
+                tap.user_id, tap.language_code, chat_id=tap.chat_id, query_id=tap.query_id
+            )
+            await self.routes.shell.held_back(flooded, asker)
 
     async def start(self) -> None:
         await super().start()
@@ -222,10 +230,16 @@ def build_application(
     *,
     request: BaseRequest | None = None,
     group_messages_per_minute: int = GROUP_MESSAGES_PER_MINUTE,
-    throttle: bool = True,
 ) -> Application:  # type: ignore[type-arg]
-    """The bot. ``throttle=False`` leaves out the retrying of Telegram's RetryAfter answers
-    (offline tests that do not test it)."""
+    """The bot.
+
+    It has no python-telegram-bot rate limiter: AIORateLimiter sleeps out a RetryAfter (429)
+    inside the request, and pauses every other request of the process meanwhile, so one
+    group's flood wait would stall all of them. A 429 is the chat's own: the game's messages
+    (``Sender``) keep what it held back for the clock, and the few requests made through
+    ``Bot`` (an admin check) meet it as ``ChatFlooded`` too (``Shell.is_admin``). The per-group
+    budget that keeps the bot under Telegram's limits is kept across processes in Redis by the
+    store (see GameStore.transact)."""
     load_all()
     builder = (
         ApplicationBuilder()
@@ -235,16 +249,6 @@ def build_application(
         .base_url(config.base_url)
         .base_file_url(config.base_file_url)
     )
-    if throttle:
-        # Waits and retries on Telegram's RetryAfter (429), for the requests made through
-        # python-telegram-bot's Bot; the game's own messages go through Sender, which retries
-        # the same way. Only Telegram's own RetryAfter paces the bot (wait, then retry): a fixed
-        # in-process rate would cap a process far below what Telegram allows a game bot, and
-        # the per-group budget that matters is kept across processes in Redis by the store
-        # (see GameStore.transact).
-        limiter = AIORateLimiter(max_retries=MAX_RETRIES, overall_max_rate=0, group_max_rate=0)
-        # The builder's type names its rate limiter's; the built Application is the same.
-        builder = builder.rate_limiter(limiter)  # type: ignore[arg-type]
     if request is not None:
         builder = builder.request(request).get_updates_request(request)
     # Updates of different chats are independent; within a chat the store serialises changes.
@@ -252,7 +256,7 @@ def build_application(
     store = GameStore(
         redis, prefix=config.redis_prefix, group_messages_per_minute=group_messages_per_minute
     )
-    sender = Sender(application.bot, retries=MAX_RETRIES if throttle else 0)
+    sender = Sender(application.bot)
     publisher = Publisher(store, sender)
     shell = Shell(store, sender, publisher)
     # What a view says of the time left follows the handlers' clock (tests and tools move it).
@@ -262,6 +266,20 @@ def build_application(
     application.timers = Timers(store, publisher, rng=shell.rng)
     application.routes = routes
     routes.register(application)
+
+    async def flood_is_no_failure(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A handler met a chat's flood wait: what it held back waits for the clock, and the
+        update is handled (the webhook answers 200: delivering it again would not help)."""
+        if not isinstance(context.error, ChatFlooded):
+            return
+        try:
+            await publisher.held_back(context.error)
+        except Exception:
+            _LOGGER.exception("a flood wait could not be kept")
+            return  # a failure after all: the webhook's own error handler reports it
+        raise ApplicationHandlerStop
+
+    application.add_error_handler(flood_is_no_failure)
     return application
 
 

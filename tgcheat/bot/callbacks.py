@@ -7,8 +7,8 @@ Every kind of button has a type of its own, and every field one meaning:
 - ``ClaimPress``: Cheat! and I believe you, answering claim number ``claim``.
 - ``TurnPress``: Pass and the pass vote, drawn at play count ``plays``.
 - ``HandPress``: the hand keyboard (pick a rank, clear, play), drawn at play count ``plays``;
-  the cards picked so far travel in the data (one rank code per card), so that picking cards
-  needs no write to Redis.
+  the cards picked so far travel in the data (``encode_selection``: each rank's code, and how
+  many when more than one), so that picking cards needs no write to Redis.
 - ``SettingsPress``: the /settings menu, with its target (the menu, one option, a preset, an
   option's value).
 - ``LanguagePress``: a language for the group or for the person.
@@ -26,7 +26,7 @@ from __future__ import annotations
 import enum
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from tgcheat.engine.cards import Rank
@@ -66,6 +66,51 @@ def _checked(data: str) -> str:
     if len(data.encode()) > MAX_CALLBACK_BYTES:
         raise ValueError(f"callback data too long: {data!r}")
     return data
+
+
+class SelectionTooLong(ValueError):
+    """More cards are picked than a hand button's data can carry (``MAX_CALLBACK_BYTES``)."""
+
+
+# A selection is each picked rank's code (in rank order), followed by how many when more than
+# one, as a letter: a digit would read as a rank ("2" to "9" are codes). So 35 cards of every
+# rank take 28 characters at most, where one code per card took 35, which no longer fit in a
+# button with the chat's and the game's ids. A code may repeat (buttons drawn before counts
+# were written read "77K"): the counts add up.
+_COUNT_LETTERS = "bcdefghi"  # 2 to 9
+_MAX_WRITTEN_COUNT = len(_COUNT_LETTERS) + 1
+_SELECTION = re.compile(
+    "(?:[" + "".join(re.escape(rank.code) for rank in Rank) + "][" + _COUNT_LETTERS + "]?)*"
+)
+
+
+def encode_selection(picked: Mapping[Rank, int]) -> str:
+    """The selection as a button carries it: "7cK" is three 7s and a king."""
+    parts = []
+    for rank in sorted(picked):
+        count = picked[rank]
+        while count > 0:
+            # A count above 9 (more cards of a rank than two decks hold) repeats the code.
+            step = min(count, _MAX_WRITTEN_COUNT)
+            parts.append(rank.code + (_COUNT_LETTERS[step - 2] if step > 1 else ""))
+            count -= step
+    return "".join(parts)
+
+
+def decode_selection(selection: str) -> Counter[Rank]:
+    """The cards of a selection (``encode_selection``'s, or one code per card); ValueError
+    when it is neither."""
+    if not _SELECTION.fullmatch(selection):
+        raise ValueError(f"not a selection: {selection!r}")
+    picked: Counter[Rank] = Counter()
+    rank: Rank | None = None
+    for char in selection:
+        if rank is not None and char in _COUNT_LETTERS:
+            picked[rank] += _COUNT_LETTERS.index(char) + 1
+        else:
+            rank = Rank.from_code(char)
+            picked[rank] += 1
+    return picked
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +158,7 @@ class HandPress:
     game_id: str
     #: The game's play count when the keyboard was drawn.
     plays: int
-    #: Cards chosen so far, as a rank code per card, e.g. "77K".
+    #: Cards chosen so far (``encode_selection``), e.g. "7bK" for two 7s and a king.
     selection: str = ""
     #: The rank a PICK adds, or the rank a PLAY claims.
     rank: Rank | None = None
@@ -122,16 +167,22 @@ class HandPress:
         return f"{self.op}:{self.chat_id}:{self.game_id}:{self.plays}:{self.selection}:"
 
     def encode(self) -> str:
-        return _checked(self._base() + (self.rank.code if self.rank is not None else ""))
+        return self._fitting(self._base() + (self.rank.code if self.rank is not None else ""))
 
     def encode_each(self, ranks: Iterable[Rank]) -> list[str]:
         """The data of this press with each of ``ranks`` (a keyboard's row of ranks): one
         encoding, the rank code appended to it."""
-        base = _checked(self._base() + "x")[:-1]
+        base = self._fitting(self._base() + "x")[:-1]
         return [base + rank.code for rank in ranks]
 
     def selected(self) -> Counter[Rank]:
-        return Counter(Rank.from_code(code) for code in self.selection)
+        return decode_selection(self.selection)
+
+    def _fitting(self, data: str) -> str:
+        if len(data.encode()) > MAX_CALLBACK_BYTES and self.selection:
+            cards = sum(self.selected().values())
+            raise SelectionTooLong(f"{cards} cards picked do not fit in a button: {data!r}")
+        return _checked(data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,7 +299,7 @@ def parse(data: str | None) -> Press:
 def _hand_press(
     op: Op, chat_id: int, game_id: str, plays: int, selection: str, rank_code: str
 ) -> HandPress:
-    if not set(selection) <= _RANK_CODES or len(rank_code) > 1:
+    if not _SELECTION.fullmatch(selection) or len(rank_code) > 1:
         raise BadCallback("malformed selection")
     rank = None
     if rank_code:

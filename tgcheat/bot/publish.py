@@ -1,28 +1,37 @@
 """After a change is committed: show it. The table and hands are re-rendered from the stored
-state, so whatever the order of deliveries, a message shows a state that really was."""
+state, so whatever the order of deliveries, a message shows a state that really was.
+
+When Telegram asks the bot to wait before a chat's next message (a 429, ``ChatFlooded``), the
+update is not held up: what was not shown (the table, the announcements, hands) is kept in the
+group's budget (``GroupBudget.hold``) with the wait, and the clock shows it once the wait is
+over (``show_held``): the latest table, after the announcements it missed."""
 
 from __future__ import annotations
 
 import asyncio
-import time
+import dataclasses
+import logging
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
 from tgcheat.bot import views
-from tgcheat.bot.sender import Edit, Sender
+from tgcheat.bot.sender import ChatFlooded, Edit, Sender, wall_clock_ms
 from tgcheat.engine.events import ChallengeResolved, Event, HandChanged
 from tgcheat.engine.state import GameState
 from tgcheat.i18n import Translator, translator
+from tgcheat.store.budget import Held
 from tgcheat.store.games import GameStore
 from tgcheat.table.audiences import Announcement, Audience, audience
 from tgcheat.table.session import MessageIds, Session
 
+__all__ = ["UNREACHABLE", "Publisher", "wall_clock_ms"]
+
+log = logging.getLogger(__name__)
+
 #: A hand job's result when the player's private chat cannot be reached.
 UNREACHABLE = -1
-
-
-def wall_clock_ms() -> int:
-    return int(time.time() * 1000)
+#: A hand job's result when the player's private chat is in a flood wait: the clock shows it.
+HELD = -2
 
 
 class Publisher:
@@ -48,7 +57,12 @@ class Publisher:
         if messages.table is not None:
             # The previous game's table keeps its final text; only the new one has buttons.
             await self.store.messages.clear(session.chat_id)
-        message_id = await self.sender.send(session.chat_id, view)
+        try:
+            message_id = await self.sender.send(session.chat_id, view)
+        except ChatFlooded as flooded:
+            # The clock posts it (the lobby has no message yet).
+            await self._hold_group(session.chat_id, flooded, table=True)
+            return
         if message_id is not None:
             await self.store.messages.add(session.chat_id, MessageIds(table=message_id))
 
@@ -67,7 +81,11 @@ class Publisher:
         message_id = messages.table
         if message_id is not None:
             view = views.lobby_closed_view(translator(session.language), expired=expired)
-            await self.sender.edit(session.chat_id, message_id, view)
+            try:
+                await self.sender.edit(session.chat_id, message_id, view)
+            except ChatFlooded as flooded:
+                # Nothing is left for the clock to show; the old lobby's buttons are refused.
+                await self._hold_group(session.chat_id, flooded)
 
     async def _show_table(
         self, session: Session, messages: MessageIds, view: views.View
@@ -78,7 +96,11 @@ class Publisher:
         if messages.buried:
             await self._post_table(session.chat_id, old, view)
             return
-        new = await self.sender.upsert(session.chat_id, old, view)
+        try:
+            new = await self.sender.upsert(session.chat_id, old, view)
+        except ChatFlooded as flooded:
+            await self._hold_group(session.chat_id, flooded, table=True)
+            return
         if new is not None and new != old:
             await self.store.messages.add(session.chat_id, MessageIds(table=new))
 
@@ -91,19 +113,31 @@ class Publisher:
         history: str | None = None,
     ) -> None:
         """A new table message at the bottom of the group (a notification). The old one keeps
-        ``history`` (a short line of what happened), or is deleted."""
-        if old is None and history is not None:
-            await self.sender.send(chat_id, views.View(history), silent=True)
-        new = await self.sender.send(chat_id, view)
+        ``history`` (a short line of what happened), or is deleted. In a flood wait, what is
+        not shown waits for the clock."""
+        try:
+            if old is None and history is not None:
+                await self.sender.send(chat_id, views.View(history), silent=True)
+                history = None
+            new = await self.sender.send(chat_id, view)
+        except ChatFlooded as flooded:
+            await self._hold_group(chat_id, flooded, table=True, lines=_some(history), bury=True)
+            return
         if new is None:
             return
         await self.store.messages.add(chat_id, MessageIds(table=new))
         if old is None:
             return
         if history is None:
-            await self.sender.delete(chat_id, old)
-        elif await self.sender.edit(chat_id, old, views.View(history)) is Edit.GONE:
-            await self.sender.send(chat_id, views.View(history), silent=True)
+            await self._delete(chat_id, chat_id, old)
+            return
+        try:
+            if await self.sender.edit(chat_id, old, views.View(history)) is Edit.GONE:
+                await self.sender.send(chat_id, views.View(history), silent=True)
+        except ChatFlooded as flooded:
+            # The new table is out (posting it again would repeat a game's result): the line
+            # follows it when the wait is over.
+            await self._hold_group(chat_id, flooded, lines=[history])
 
     async def bring_table_down(self, chat_id: int) -> None:
         """After another bot message in the group (a reply to a command): the live table is
@@ -134,8 +168,7 @@ class Publisher:
         if table_deferred:
             # Over the group's budget the reveals still go out, and the table waits for the
             # clock (tgcheat.bot.timers), which posts it anew below them.
-            for line in lines:
-                await self.sender.send(session.chat_id, views.View(line))
+            await self._announce(session.chat_id, lines)
             buried = MessageIds(buried=bool(lines))
             table: Coroutine[Any, Any, MessageIds | None] | None = self._kept(buried)
         elif shown.table_moves:
@@ -154,8 +187,13 @@ class Publisher:
         """What happened stays in the history as short lines (the old table message becomes
         the first), and the table comes back as the last message, which notifies."""
         chat_id = session.chat_id
-        for line in lines[1:]:
-            await self.sender.send(chat_id, views.View(line), silent=True)
+        for index, line in enumerate(lines[1:], start=1):
+            try:
+                await self.sender.send(chat_id, views.View(line), silent=True)
+            except ChatFlooded as flooded:
+                unshown = [lines[0], *lines[index:]]
+                await self._hold_group(chat_id, flooded, table=True, lines=unshown, bury=True)
+                return
         tr = translator(session.language)
         view = views.table_view(tr, session, state, self.bot_username, self.clock())
         # The new table's id is kept before the old message becomes history: a re-delivery
@@ -184,19 +222,37 @@ class Publisher:
     async def catch_up(self, session: Session, state: GameState, messages: MessageIds) -> None:
         """Show the stored state again, by edits only: the first delivery may still be
         publishing in another process, so a message sent here too would be a second copy."""
-        jobs = []
-        table = messages.table
-        if table is not None:
-            view = views.table_view(translator(session.language), session, state, self.bot_username)
-            jobs.append(self.sender.edit(session.chat_id, table, view))
+        hand_jobs = []
         for seat in state.active_seats():
             user_id = state.players[seat].user_id
             old = messages.hand(user_id)
             if old is not None:
                 tr = translator(session.language_of(user_id))
                 view = views.hand_view(tr, session, state, seat, session.title)
-                jobs.append(self.sender.edit(user_id, old, view))
-        await asyncio.gather(*jobs)
+                hand_jobs.append(self._edit_only(user_id, old, view))
+        hands = asyncio.gather(*hand_jobs)
+        table = messages.table
+        if table is None:
+            outcomes = await hands
+        else:
+            view = views.table_view(translator(session.language), session, state, self.bot_username)
+            table_edit = self._edit_table(session.chat_id, table, view)
+            outcomes, _ = await asyncio.gather(hands, table_edit)
+        await self._hold_hands(session.chat_id, outcomes)
+
+    async def _edit_only(self, user_id: int, message_id: int, view: views.View) -> tuple[int, int]:
+        """A hand edited in place, never posted (``catch_up``); HELD in a flood wait."""
+        try:
+            await self.sender.edit(user_id, message_id, view)
+        except ChatFlooded:
+            return user_id, HELD
+        return user_id, 0
+
+    async def _edit_table(self, chat_id: int, message_id: int, view: views.View) -> None:
+        try:
+            await self.sender.edit(chat_id, message_id, view)
+        except ChatFlooded as flooded:
+            await self._hold_group(chat_id, flooded, table=True)
 
     async def publish_hands_only(
         self, session: Session, state: GameState, messages: MessageIds
@@ -256,6 +312,7 @@ class Publisher:
             session.chat_id,
             table_ids.merged(MessageIds(hands=sent, told=frozenset(unreachable))),
         )
+        await self._hold_hands(session.chat_id, results)
         if failures:
             raise failures[0]
         await self._tell_unreachable(session, state, unreachable)
@@ -277,26 +334,34 @@ class Publisher:
                 translator(session.language_of(user_id)), session, state, seat, session.title
             )
             if seat in shown.notified or old is None:
-                jobs.append(self._repost(user_id, old, view))
+                jobs.append(self._repost(session.chat_id, user_id, old, view))
             else:
                 jobs.append(self._edit_hand(user_id, old, view))
         return jobs
 
-    async def _repost(self, user_id: int, old: int | None, view: views.View) -> tuple[int, int]:
+    async def _repost(
+        self, group_id: int, user_id: int, old: int | None, view: views.View
+    ) -> tuple[int, int]:
         """A new hand message notifies the player (an edit would not) and lands at the bottom
         of the chat, where their thumb is; the old one goes, so there is still one."""
-        message_id = await self.sender.send(user_id, view)
+        try:
+            message_id = await self.sender.send(user_id, view)
+        except ChatFlooded:
+            return user_id, HELD
         if old is not None:
-            await self.sender.delete(user_id, old)
+            await self._delete(group_id, user_id, old)
         return user_id, message_id if message_id is not None else UNREACHABLE
 
     async def _edit_hand(self, user_id: int, message_id: int, view: views.View) -> tuple[int, int]:
-        outcome = await self.sender.edit(user_id, message_id, view)
-        if outcome is Edit.DONE:
-            return user_id, 0
-        if outcome is Edit.UNREACHABLE:
-            return user_id, UNREACHABLE
-        posted = await self.sender.send(user_id, view, silent=True)
+        try:
+            outcome = await self.sender.edit(user_id, message_id, view)
+            if outcome is Edit.DONE:
+                return user_id, 0
+            if outcome is Edit.UNREACHABLE:
+                return user_id, UNREACHABLE
+            posted = await self.sender.send(user_id, view, silent=True)
+        except ChatFlooded:
+            return user_id, HELD
         return user_id, posted if posted is not None else UNREACHABLE
 
     async def _tell_unreachable(
@@ -310,15 +375,11 @@ class Publisher:
             for seat in range(len(state.players))
             if state.players[seat].user_id in user_ids
         )
-        await self.sender.send(
-            session.chat_id,
-            views.View(
-                tr._(
-                    "{names}: I can't send you your cards. Tap <b>🃏 My cards</b> on the "
-                    "table and press <b>Start</b> in our private chat."
-                ).format(names=names)
-            ),
-        )
+        text = tr._(
+            "{names}: I can't send you your cards. Tap <b>🃏 My cards</b> on the "
+            "table and press <b>Start</b> in our private chat."
+        ).format(names=names)
+        await self._announce(session.chat_id, [text])
 
     async def repost_hand(
         self, session: Session, state: GameState, user_id: int, messages: MessageIds
@@ -328,6 +389,121 @@ class Publisher:
         view = views.hand_view(
             translator(session.language_of(user_id)), session, state, seat, session.title
         )
-        _, message_id = await self._repost(user_id, messages.hand(user_id), view)
-        if message_id != UNREACHABLE:
+        _, message_id = await self._repost(session.chat_id, user_id, messages.hand(user_id), view)
+        if message_id == HELD:
+            await self._hold_hands(session.chat_id, [(user_id, HELD)])
+        elif message_id != UNREACHABLE:
             await self.store.messages.add(session.chat_id, MessageIds(hands={user_id: message_id}))
+
+    # --- what a flood wait held back --------------------------------------------------------
+
+    async def _announce(self, chat_id: int, lines: Sequence[str]) -> None:
+        """Announcements, each a message that notifies; in a flood wait, those not sent wait
+        for the clock."""
+        for index, line in enumerate(lines):
+            try:
+                await self.sender.send(chat_id, views.View(line))
+            except ChatFlooded as flooded:
+                await self._hold_group(
+                    chat_id, flooded, table=True, lines=lines[index:], bury=True
+                )
+                return
+
+    async def _delete(self, group_id: int, chat_id: int, message_id: int) -> None:
+        """An old message deleted (a table, a hand); in a flood wait, by the clock after it."""
+        try:
+            await self.sender.delete(chat_id, message_id)
+        except ChatFlooded as flooded:
+            await self.store.budget.hold(
+                group_id,
+                flooded.until_ms,
+                self.sender.clock(),
+                group_flooded=flooded.chat_id == group_id,
+                gone=[(chat_id, message_id)],
+            )
+
+    async def _hold_group(
+        self,
+        chat_id: int,
+        flooded: ChatFlooded,
+        *,
+        table: bool = False,
+        lines: Sequence[str] = (),
+        bury: bool = False,
+    ) -> None:
+        """Telegram asks to wait before the group's next message: the wait is kept (nothing
+        more goes there before it ends), and with it what the clock shows then (``table``,
+        ``lines``). ``bury``: the table is posted anew at the bottom then, under the lines."""
+        log.info("chat %s in a flood wait: %d lines held", chat_id, len(lines))
+        if bury:
+            await self.store.messages.add(chat_id, MessageIds(buried=True))
+        await self.store.budget.hold(
+            chat_id,
+            flooded.until_ms,
+            self.sender.clock(),
+            group_flooded=True,
+            table=table,
+            lines=lines,
+        )
+
+    async def _hold_hands(self, chat_id: int, outcomes: Sequence[tuple[int, int]]) -> None:
+        """Hands whose private chat is in a flood wait: the clock shows them when it is over
+        (the latest of those waits)."""
+        held = [user_id for user_id, outcome in outcomes if outcome == HELD]
+        if not held:
+            return
+        now = self.sender.clock()
+        until = max(self.sender.flood_ends(user_id) or now for user_id in held)
+        log.info("hands of %s in a flood wait, held for the clock", held)
+        await self.store.budget.hold(chat_id, until, now, group_flooded=False, hands=held)
+
+    async def held_back(self, flooded: ChatFlooded) -> None:
+        """A flood wait met outside the publisher (a reply, a menu): in a group, the wait is
+        kept and the table shown again after it; a private chat's message is not held."""
+        if flooded.in_group:
+            await self._hold_group(flooded.chat_id, flooded, table=True)
+        else:
+            log.info("private chat %s in a flood wait: a message was not sent", flooded.chat_id)
+
+    async def show_held(self, chat_id: int, held: Held) -> None:
+        """The clock's turn at what a group's budget or a flood wait held back (``held``,
+        released to this process alone): the announcements, then the latest table, and the
+        hands that were not shown."""
+        for gone_chat, message_id in held.gone:
+            await self._delete(chat_id, gone_chat, message_id)
+        session, messages = await self.store.load(chat_id)
+        if session is None:
+            return
+        for index, line in enumerate(held.lines):
+            try:
+                await self.sender.send(chat_id, views.View(line), silent=True)
+            except ChatFlooded as flooded:
+                rest = held.lines[index:]
+                await self._hold_group(
+                    chat_id, flooded, table=held.table, lines=rest, bury=held.table
+                )
+                await self._hold_hands(chat_id, [(user, HELD) for user in held.hands])
+                return
+        if held.table:
+            if held.lines:
+                # The table that waited comes below them. (Lines held without the table
+                # follow a table that was out already: a game's result is not posted twice.)
+                messages = dataclasses.replace(messages, buried=True)
+            if session.lobby is not None:
+                await self.refresh_lobby(chat_id)
+            elif session.game is not None:
+                await self.refresh_table(session, session.game, messages)
+        game = session.game
+        if game is None or not held.hands:
+            return
+        seats = [game.seat_of(user_id) for user_id in held.hands]
+        # Back as new messages, which notify: the players missed a change of their hand.
+        notified = frozenset(seat for seat in seats if seat is not None)
+        shown = Audience(
+            (), ended=False, final_in_group=False, notified=notified, edited=frozenset()
+        )
+        await self._publish_hands(session, game, shown, messages)
+
+
+def _some(line: str | None) -> list[str]:
+    return [line] if line is not None else []

@@ -6,18 +6,25 @@ says how, and why not through ``Bot``'s methods: these requests are most of what
 Telegram's errors are raised as python-telegram-bot's own exceptions. An answer is decoded only
 when the bot reads it (a sent message's id): an edited message comes back whole, keyboard and
 all, and nothing in it is news to the bot.
+
+Telegram's "429 Too Many Requests, retry after N" is never slept out here: a webhook request
+that waited would hold the update, and everything the bot does after it, for up to N seconds
+(a flood limit is a group's own). It is raised as ``ChatFlooded`` for the chat, and the chat is
+remembered until then, so that this process sends nothing more there meanwhile; the publisher
+keeps what was not shown for the clock (``tgcheat.bot.publish``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import contextvars
 import datetime
 import enum
 import logging
+import math
+import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http import HTTPStatus
 from typing import Any
 
@@ -42,8 +49,27 @@ log = logging.getLogger(__name__)
 
 #: Link previews are off for every message: a game message never links anywhere worth a card.
 _NO_PREVIEW = {"is_disabled": True}
-#: How long a Telegram RetryAfter may make one request wait before it is given up.
-MAX_RETRY_WAIT_S = 30.0
+#: Chats in a flood wait that one process remembers before it forgets those whose wait is over.
+_FLOODS_KEPT = 1024
+
+
+def wall_clock_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class ChatFlooded(Exception):
+    """Telegram answered 429 for a chat: nothing may be sent there before ``until_ms`` (by the
+    sender's clock). Raised instead of sleeping; also raised without a request while that wait
+    lasts."""
+
+    def __init__(self, chat_id: int, until_ms: int) -> None:
+        super().__init__(f"chat {chat_id} is in a flood wait until {until_ms}")
+        self.chat_id = chat_id
+        self.until_ms = until_ms
+
+    @property
+    def in_group(self) -> bool:
+        return self.chat_id < 0
 
 
 class WebhookReply:
@@ -82,29 +108,47 @@ class Edit(enum.Enum):
 
 
 class Sender:
-    """``retries``: how many times a request Telegram answers with RetryAfter (429) is sent
-    again after the wait it asks for."""
-
-    def __init__(self, bot: Bot, *, retries: int = 0) -> None:
+    def __init__(self, bot: Bot, clock: Callable[[], int] = wall_clock_ms) -> None:
         self.bot = bot
-        self.retries = retries
+        #: The time (Unix ms) a flood wait is counted in: Telegram's seconds are real ones.
+        self.clock = clock
+        #: Chats in a flood wait, and until when (ms).
+        self._floods: dict[int, int] = {}
 
     async def call(self, method: str, params: JsonParams, *, result: bool = False) -> Any:
         """One Bot API request; with ``result``, its result as JSON (else None). Telegram's
-        errors are raised as python-telegram-bot raises them (BadRequest, Forbidden,
-        RetryAfter, ...)."""
-        url = f"{self.bot.base_url}/{method}"
-        attempt = 0
-        while True:
-            try:
-                return await self._post(url, params, result)
-            except RetryAfter as error:
-                wait = _retry_seconds(error)
-                if attempt >= self.retries or wait > MAX_RETRY_WAIT_S:
-                    raise
-                attempt += 1
-                log.info("%s: Telegram asks to wait %.1f s", method, wait)
-                await asyncio.sleep(wait + 0.1)
+        errors are raised as python-telegram-bot raises them (BadRequest, Forbidden, ...),
+        but a 429 for a chat as ``ChatFlooded`` (RetryAfter when the request names none)."""
+        chat_id = params.get("chat_id")
+        if type(chat_id) is not int:
+            return await self._post(f"{self.bot.base_url}/{method}", params, result)
+        until = self._floods.get(chat_id)
+        if until is not None:
+            if until > self.clock():
+                raise ChatFlooded(chat_id, until)
+            del self._floods[chat_id]
+        try:
+            return await self._post(f"{self.bot.base_url}/{method}", params, result)
+        except RetryAfter as error:
+            flooded = self.flooded(chat_id, error)
+            wait_s = (flooded.until_ms - self.clock()) / 1000
+            log.info("%s to chat %s: Telegram asks to wait %.1f s", method, chat_id, wait_s)
+            raise flooded from error
+
+    def flooded(self, chat_id: int, error: RetryAfter) -> ChatFlooded:
+        """Remember that Telegram asked to wait before the chat's next message (``error``, a
+        429 to a request of the chat, whoever made it); the exception that says so."""
+        until = self.clock() + math.ceil(_retry_seconds(error) * 1000)
+        if len(self._floods) >= _FLOODS_KEPT:
+            now = self.clock()
+            self._floods = {chat: end for chat, end in self._floods.items() if end > now}
+        self._floods[chat_id] = max(until, self._floods.get(chat_id, 0))
+        return ChatFlooded(chat_id, self._floods[chat_id])
+
+    def flood_ends(self, chat_id: int) -> int | None:
+        """When the chat's flood wait ends, if this process knows of one that lasts."""
+        until = self._floods.get(chat_id)
+        return until if until is not None and until > self.clock() else None
 
     async def _post(self, url: str, params: JsonParams, result: bool) -> Any:
         code, payload = await api_request.post(self.bot.request, url, params)
@@ -140,13 +184,15 @@ class Sender:
         if text:
             request["text"] = text
         reply = _WEBHOOK_REPLY.get()
-        if reply is not None and reply.call is None:
+        if reply is not None and (reply.call is None or _replaces(reply.call, request)):
             reply.call = {"method": "answerCallbackQuery", **request}
             return
         try:
             await self.call("answerCallbackQuery", request)
-        except BadRequest as error:
-            log.info("callback %s not answered: %s", query_id, error.message)
+        except (BadRequest, RetryAfter) as error:
+            # Already answered, or Telegram asks the bot to slow down: the spinner stops by
+            # itself, and a pop-up is not worth holding anything for.
+            log.info("callback %s not answered: %s", query_id, error)
 
     async def edit(self, chat_id: int, message_id: int, view: View) -> Edit:
         """Edit a message in place."""
@@ -175,10 +221,12 @@ class Sender:
         except BadRequest as error:
             if "message is not modified" not in error.message.lower():
                 log.info("markup of %s/%s not edited: %s", chat_id, message_id, error.message)
-        except Forbidden:
+        except (Forbidden, ChatFlooded):
+            # Taking the buttons off an old message: its buttons are refused as stale anyway.
             pass
 
     async def delete(self, chat_id: int, message_id: int) -> None:
+        """Delete a message; ChatFlooded in a flood wait (the caller may delete it later)."""
         try:
             await self.call("deleteMessage", {"chat_id": chat_id, "message_id": message_id})
         except (BadRequest, Forbidden) as error:
@@ -194,6 +242,17 @@ class Sender:
             if outcome is Edit.UNREACHABLE:
                 return None
         return await self.send(chat_id, view, silent=True)
+
+
+def _replaces(waiting: JsonParams, answer: JsonParams) -> bool:
+    """Whether ``answer`` takes the place of the answer still waiting in the webhook's reply:
+    nothing has gone yet, so a pop-up found after the press was answered without one (a
+    refusal) is what Telegram gets."""
+    return (
+        "text" in answer
+        and "text" not in waiting
+        and waiting.get("callback_query_id") == answer["callback_query_id"]
+    )
 
 
 def _message_params(view: View) -> JsonParams:

@@ -1,22 +1,31 @@
 """The clock: turn and final-play timeouts, the Cheat! grace period, lobbies (a full one dealt
 after its countdown, any player let start one that waited for its opener, one nobody touched
-closed), and table edits that waited for the group's budget.
+closed), and what waited for the group's budget or for Telegram's flood wait (the table, the
+announcements and hands a 429 held back).
 
 Deadlines live in Redis (in each session, and in a sorted set that any process can scan), so
 every running process fires them and a restarted one fires those that fell due while it was
 down. Firing is a compare-and-set like any other change (``tgcheat.table.transitions.tick``)
 and only acts when the stored deadline has passed, so two processes firing the same deadline,
 or one firing it twice, act once.
+
+Each due chat is handled in a task of its own, a few at a time (``CHATS_AT_ONCE``): a chat
+whose requests are slow (Telegram takes its time there) holds up no other. The running clock
+does not wait for such a chat at its next tick: it leaves it to its task and goes on with the
+others.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterable
 from random import SystemRandom
 
 from tgcheat.bot.publish import Publisher, wall_clock_ms
+from tgcheat.bot.sender import ChatFlooded
 from tgcheat.engine.game import RandomSource
 from tgcheat.store.games import GameStore
 from tgcheat.table import transitions as table
@@ -26,6 +35,8 @@ log = logging.getLogger(__name__)
 
 #: How often each process looks for due deadlines.
 TICK_S = 1.0
+#: Chats the clock handles at the same time, at most (each waits for Redis and Telegram).
+CHATS_AT_ONCE = 16
 
 
 class Timers:
@@ -43,17 +54,16 @@ class Timers:
         #: Deals a full lobby's game (the handlers' generator, given by the app; a seeded one
         #: in tests that replay a game).
         self.rng: RandomSource = rng if rng is not None else SystemRandom()
+        self._slots = asyncio.Semaphore(CHATS_AT_ONCE)
+        #: The chats being handled, each by its task.
+        self._busy: dict[int, asyncio.Task[None]] = {}
 
     async def fire_due(self, now: int | None = None) -> int:
-        """Act on every deadline that has passed; how many chats were looked at."""
+        """Act on every deadline that has passed, each chat in a task of its own; returns once
+        they are done, with how many chats were looked at."""
         now = self.clock() if now is None else now
         chats = await self.store.clock.due(now)
-        for chat_id in chats:
-            try:
-                await self.fire(chat_id, now)
-            except Exception:
-                # One broken game must not stop the clock of all the others.
-                log.exception("timer of chat %s failed", chat_id)
+        await self._finish(self._start_each(chats, lambda chat_id: self.fire(chat_id, now)))
         return len(chats)
 
     async def fire(self, chat_id: int, now: int) -> None:
@@ -86,21 +96,78 @@ class Timers:
             )
 
     async def refresh_deferred_tables(self, now: int | None = None) -> None:
-        """Table edits that waited for the group's budget: one edit shows the latest state."""
+        """What waited for a group's budget or a flood wait, now due: the announcements, one
+        edit of the table that shows the latest state, the hands (each chat in a task of its
+        own; returns once they are done)."""
         now = self.clock() if now is None else now
-        for chat_id in await self.store.budget.deferred_tables(now):
-            if not await self.store.budget.take(chat_id, now):
-                continue
-            session, messages = await self.store.load(chat_id)
-            if session is not None and session.game is not None:
-                await self.publisher.refresh_table(session, session.game, messages)
+        chats = await self.store.budget.deferred_tables(now)
+        await self._finish(self._start_each(chats, lambda chat_id: self.show_held(chat_id, now)))
+
+    async def show_held(self, chat_id: int, now: int) -> None:
+        held = await self.store.budget.release(chat_id, now)
+        if held is not None:
+            await self.publisher.show_held(chat_id, held)
+
+    async def tick(self) -> None:
+        """One look at the clock: due deadlines, then what waited. A chat still busy from an
+        earlier tick is left to its task; a chat slower than a tick is not waited for."""
+        now = self.clock()
+        fired = self._start_each(
+            await self.store.clock.due(now), lambda chat_id: self.fire(chat_id, now)
+        )
+        if fired:
+            await asyncio.wait(fired, timeout=TICK_S)
+        self._start_each(
+            await self.store.budget.deferred_tables(now),
+            lambda chat_id: self.show_held(chat_id, now),
+        )
 
     async def run(self) -> None:
-        while True:
+        try:
+            while True:
+                try:
+                    await self.tick()
+                except Exception as error:
+                    # Typically Redis being away: say so once a tick, without a traceback each
+                    # time.
+                    log.warning("the clock could not run (%s); trying again", error)
+                await asyncio.sleep(TICK_S)
+        finally:
+            busy = list(self._busy.values())
+            for task in busy:
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.gather(*busy, return_exceptions=True)
+
+    def _start_each(
+        self, chat_ids: Iterable[int], job: Callable[[int], Awaitable[None]]
+    ) -> list[asyncio.Task[None]]:
+        """``job`` for each chat not busy already, each in a task of its own."""
+        started = []
+        for chat_id in dict.fromkeys(chat_ids):
+            if chat_id in self._busy:
+                continue
+            task = asyncio.create_task(self._guarded(chat_id, job))
+            self._busy[chat_id] = task
+            task.add_done_callback(functools.partial(self._done, chat_id))
+            started.append(task)
+        return started
+
+    def _done(self, chat_id: int, task: asyncio.Task[None]) -> None:
+        if self._busy.get(chat_id) is task:
+            del self._busy[chat_id]
+
+    async def _guarded(self, chat_id: int, job: Callable[[int], Awaitable[None]]) -> None:
+        async with self._slots:
             try:
-                await self.fire_due()
-                await self.refresh_deferred_tables()
-            except Exception as error:
-                # Typically Redis being away: say so once a tick, without a traceback each time.
-                log.warning("the clock could not run (%s); trying again", error)
-            await asyncio.sleep(TICK_S)
+                await job(chat_id)
+            except ChatFlooded as flooded:
+                await self.publisher.held_back(flooded)
+            except Exception:
+                # One broken game must not stop the clock of all the others.
+                log.exception("the clock's turn at chat %s failed", chat_id)
+
+    @staticmethod
+    async def _finish(tasks: list[asyncio.Task[None]]) -> None:
+        if tasks:
+            await asyncio.wait(tasks)

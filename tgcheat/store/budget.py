@@ -6,19 +6,49 @@ tgcheat.store.scripts.TOKEN_BUCKET): a change's group messages are spent in the 
 compare-and-set, and when the bucket is overdrawn the table edit is deferred (a sorted set of
 chat ids scored by when a token is back). The clock then takes a token here for each deferred
 table, which shows the state of then.
+
+Telegram's own limit has the last word: when it answers 429 ("retry after N"), what was not
+shown is held here (``hold``: the group's flood wait, the table, announcements, hands) and the
+chat is deferred until the wait is over; the clock then ``release``s it, once, to one process.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import cast
 
+import orjson
 from redis.asyncio import Redis
 
 from tgcheat.store.keys import Keys
-from tgcheat.store.scripts import TAKE_SCRIPT, take_call
+from tgcheat.store.scripts import (
+    HOLD_SCRIPT,
+    RELEASE_SCRIPT,
+    REPLY_SCRIPT,
+    TAKE_SCRIPT,
+    hold_call,
+    release_call,
+    reply_call,
+    take_call,
+)
 from tgcheat.store.timeout import bounded
 
 GROUP_MESSAGES_PER_MINUTE = 20
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """What waited for a group's budget or a flood wait, now the clock's to show."""
+
+    #: The table is shown again (after the lines).
+    table: bool
+    #: Announcements (reveals, passes, notices) not shown yet, in order.
+    lines: tuple[str, ...] = ()
+    #: Players whose hand was not shown.
+    hands: tuple[int, ...] = ()
+    #: Old messages to delete: (chat id, message id).
+    gone: tuple[tuple[int, int], ...] = ()
 
 
 class GroupBudget:
@@ -30,6 +60,9 @@ class GroupBudget:
         #: Each group's budget of messages a minute.
         self.per_minute = per_minute
         self._take = redis.register_script(TAKE_SCRIPT)
+        self._reply = redis.register_script(REPLY_SCRIPT)
+        self._hold = redis.register_script(HOLD_SCRIPT)
+        self._release = redis.register_script(RELEASE_SCRIPT)
 
     async def deferred_tables(self, now_ms: int, limit: int = 64) -> list[int]:
         """Groups whose table edit waited for their budget and is now due, at most ``limit``."""
@@ -39,8 +72,8 @@ class GroupBudget:
         return [int(cast(bytes, chat_id)) for chat_id in raw]
 
     async def take(self, chat_id: int, now_ms: int) -> bool:
-        """Take one group message from the budget for a deferred table edit; False (and
-        deferred again) while the budget is overdrawn."""
+        """Take one group message from the budget for the table, shown now; False (and the
+        table deferred) while the budget is overdrawn or the group in a flood wait."""
         call = take_call(
             budget_key=self._keys.budget(chat_id),
             deferred_key=self._keys.deferred_tables,
@@ -49,3 +82,76 @@ class GroupBudget:
             now_ms=now_ms,
         )
         return bool(await bounded(self._take(keys=call.keys, args=call.args)))
+
+    async def take_for_reply(self, chat_id: int, now_ms: int) -> bool:
+        """Take one group message for a reply to a command; False while the budget is
+        overdrawn or the group in a flood wait (the reply is not sent; nothing waits)."""
+        call = reply_call(
+            budget_key=self._keys.budget(chat_id), per_minute=self.per_minute, now_ms=now_ms
+        )
+        return bool(await bounded(self._reply(keys=call.keys, args=call.args)))
+
+    async def hold(
+        self,
+        chat_id: int,
+        until_ms: int,
+        now_ms: int,
+        *,
+        group_flooded: bool,
+        table: bool = False,
+        lines: Iterable[str] = (),
+        hands: Iterable[int] = (),
+        gone: Iterable[tuple[int, int]] = (),
+    ) -> None:
+        """Keep what Telegram's 429 kept from being shown in the group ``chat_id`` (or in its
+        players' private chats) until ``until_ms``: the clock shows it then (and deletes the
+        messages ``gone``, which no longer show anything). With
+        ``group_flooded`` the wait is the group's own, and nothing else is sent there
+        before it ends (a change's table edit is deferred, a reply dropped)."""
+        call = hold_call(
+            budget_key=self._keys.budget(chat_id),
+            deferred_key=self._keys.deferred_tables,
+            chat_id=chat_id,
+            until_ms=until_ms,
+            group_flooded=group_flooded,
+            table=table,
+            lines_json=orjson.dumps(list(lines)),
+            hands_json=orjson.dumps([str(user_id) for user_id in hands]),
+            gone_json=orjson.dumps([f"{chat}:{message}" for chat, message in gone]),
+            now_ms=now_ms,
+        )
+        await bounded(self._hold(keys=call.keys, args=call.args))
+
+    async def release(self, chat_id: int, now_ms: int) -> Held | None:
+        """A deferred group's turn on the clock: what it holds, taken out (one process gets
+        it), or None while it must still wait (deferred again)."""
+        call = release_call(
+            budget_key=self._keys.budget(chat_id),
+            deferred_key=self._keys.deferred_tables,
+            chat_id=chat_id,
+            per_minute=self.per_minute,
+            now_ms=now_ms,
+        )
+        answer = await bounded(self._release(keys=call.keys, args=call.args))
+        if not answer or int(answer[0]) != 1:
+            return None
+        _, table, lines, hands, gone = answer
+        return Held(
+            table=bool(int(table)),
+            lines=tuple(str(line) for line in _json_list(lines)),
+            hands=tuple(dict.fromkeys(int(str(user_id)) for user_id in _json_list(hands))),
+            gone=tuple(dict.fromkeys(_message_of(str(item)) for item in _json_list(gone))),
+        )
+
+
+def _message_of(item: str) -> tuple[int, int]:
+    chat, _, message = item.partition(":")
+    return int(chat), int(message)
+
+
+def _json_list(raw: bytes | str) -> list[object]:
+    """A held JSON list; Lua's cjson writes an empty one as ``{}``, and none is ``''``."""
+    if not raw:
+        return []
+    value = orjson.loads(raw)
+    return value if isinstance(value, list) else []

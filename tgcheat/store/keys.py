@@ -46,3 +46,7 @@ class Keys:
     def user(self, user_id: int) -> str:
         """A user's settings hash."""
         return f"{self.prefix}:user:{user_id}"
+
+    def failures(self, update_id: int) -> str:
+        """How many deliveries of an update failed (tgcheat.store.deliveries)."""
+        return f"{self.prefix}:fail:{update_id}"

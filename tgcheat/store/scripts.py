@@ -72,7 +72,20 @@ end
 # messages at once, refilled at the group's rate a minute. spend() takes ``cost`` tokens and
 # returns what is left; overdrawn, the table edit is deferred until a token is back, and then
 # shows the state of then (edits coalesce, the latest state wins).
+#
+# The same hash keeps Telegram's own word on the group: ``until``, the end of a flood wait (a
+# 429's retry_after), before which nothing is sent there; ``table`` (1: the table waits to be
+# shown), and what else waits for the clock: ``lines``, announcements not yet shown (a JSON list
+# of texts), ``hands``, players whose hand was not shown (a private chat's own flood wait; a JSON
+# list of user ids as strings), and ``gone``, old messages to delete (a JSON list of
+# "chat:message" strings).
 TOKEN_BUCKET = f"""
+-- The hash lives 10 minutes past its last use, or past a flood wait that ends later.
+local function keep(key, ms)
+  ms = math.max(600000, ms)
+  if redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms) end
+end
+
 local function spend(key, cost, per_minute, now)
   local rate = per_minute / 60000
   local burst = math.max(1, math.min(per_minute, {GROUP_BURST}))
@@ -83,16 +96,24 @@ local function spend(key, cost, per_minute, now)
   -- played fast catches up within a few tokens' time once play slows down.
   tokens = math.max(-burst, math.min(burst, tokens + (now - at) * rate) - cost)
   redis.call('HSET', key, 'tokens', tostring(tokens), 'at', now)
-  redis.call('PEXPIRE', key, 600000)
+  keep(key, 600000)
   return tokens
 end
 
+-- When the group's flood wait ends, if one lasts (else 0).
+local function flood_end(key, now)
+  local ends = tonumber(redis.call('HGET', key, 'until')) or 0
+  if ends > now then return ends end
+  return 0
+end
+
 -- The one table edit that did not go out gets its token back, and waits until a whole token
--- is there for it; returns when that is (ms).
+-- is there for it and any flood wait is over; returns when that is (ms).
 local function defer(key, deferred, chat, tokens, per_minute, now)
   tokens = tokens + 1
-  redis.call('HSET', key, 'tokens', tostring(tokens))
+  redis.call('HSET', key, 'tokens', tostring(tokens), 'table', '1')
   local due = now + math.ceil((1 - tokens) / (per_minute / 60000))
+  due = math.max(due, flood_end(key, now))
   redis.call('ZADD', deferred, due, chat)
   return due
 end
@@ -127,7 +148,7 @@ local cost = tonumber(ARGV[8])
 if cost > 0 then
   local per_minute = tonumber(ARGV[9])
   local tokens = spend(KEYS[3], cost, per_minute, now)
-  if tokens < 0 then
+  if tokens < 0 or flood_end(KEYS[3], now) > 0 then
     defer(KEYS[3], KEYS[4], ARGV[6], tokens, per_minute, now)
     return 2
   end
@@ -144,8 +165,8 @@ class CasAnswer(enum.IntEnum):
     CONFLICT = 0
     #: The new document is stored.
     WRITTEN = 1
-    #: Written, but the group's budget is overdrawn: the table edit waits until a token is
-    #: back (in the deferred tables).
+    #: Written, but the group's budget is overdrawn (or Telegram asked to wait): the table
+    #: edit waits until a token is back (in the deferred tables).
     WRITTEN_TABLE_DEFERRED = 2
     #: The update changed the session already: nothing was written.
     DUPLICATE = -1
@@ -200,18 +221,23 @@ def cas_call(
     )
 
 
-# A deferred table edit takes one token from its group's budget (keys and arguments: take_call).
-# Returns 1 when a token was taken (the chat leaves the deferred set), else 0 (deferred again).
+# A table shown now takes one token from its group's budget (keys and arguments: take_call).
+# Returns 1 when a token was taken (the table no longer waits; the chat leaves the deferred set
+# unless messages are still held there), else 0 (the table waits: deferred).
 TAKE_SCRIPT = (
     TOKEN_BUCKET
     + """
 local per_minute, now = tonumber(ARGV[2]), tonumber(ARGV[3])
 local tokens = spend(KEYS[1], 1, per_minute, now)
-if tokens < 0 then
+if tokens < 0 or flood_end(KEYS[1], now) > 0 then
   defer(KEYS[1], KEYS[2], ARGV[1], tokens, per_minute, now)
   return 0
 end
-redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[1], 'table')
+local others = redis.call('HMGET', KEYS[1], 'lines', 'hands', 'gone')
+if not others[1] and not others[2] and not others[3] then
+  redis.call('ZREM', KEYS[2], ARGV[1])
+end
 return 1
 """
 )
@@ -244,6 +270,153 @@ local seen = handled(marks, tonumber(ARGV[1]), ARGV[2] == '1', tonumber(ARGV[3])
 return {{redis.call('HGETALL', KEYS[1]), seen and 1 or 0}}
 """
 )
+
+
+# A reply to a command takes one token (keys and arguments: reply_call). Returns 1 when it was
+# taken, else 0: over budget or in a flood wait the reply is not sent, and nothing is deferred.
+REPLY_SCRIPT = (
+    TOKEN_BUCKET
+    + """
+local per_minute, now = tonumber(ARGV[1]), tonumber(ARGV[2])
+if flood_end(KEYS[1], now) > 0 then return 0 end
+local tokens = spend(KEYS[1], 1, per_minute, now)
+if tokens < 0 then
+  redis.call('HSET', KEYS[1], 'tokens', tostring(tokens + 1))
+  return 0
+end
+return 1
+"""
+)
+
+
+def reply_call(*, budget_key: str, per_minute: int, now_ms: int) -> ScriptCall:
+    """REPLY_SCRIPT's keys and arguments."""
+    return ScriptCall(
+        [budget_key],  # KEYS[1] the group's message budget
+        [
+            per_minute,  # ARGV[1] the group's budget of messages a minute
+            now_ms,  # ARGV[2]
+        ],
+    )
+
+
+# What Telegram's 429 kept from being shown waits for the clock (keys and arguments:
+# hold_call): the group's flood wait, the table, announcements, hands. The chat is due in the
+# deferred set when the wait is over (or later, if it was due later already).
+HOLD_SCRIPT = (
+    TOKEN_BUCKET
+    + """
+local key, chat = KEYS[1], ARGV[1]
+local ends, now = tonumber(ARGV[2]), tonumber(ARGV[7])
+if ARGV[3] == '1' and ends > (tonumber(redis.call('HGET', key, 'until')) or 0) then
+  redis.call('HSET', key, 'until', ends)
+end
+local waits = ARGV[4] == '1'
+if waits then redis.call('HSET', key, 'table', '1') end
+local function append(field, json)
+  local items = cjson.decode(json)
+  if #items == 0 then return false end
+  local stored = redis.call('HGET', key, field)
+  local all = {}
+  if stored then all = cjson.decode(stored) end
+  for _, item in ipairs(items) do all[#all + 1] = item end
+  redis.call('HSET', key, field, cjson.encode(all))
+  return true
+end
+if append('lines', ARGV[5]) then waits = true end
+if append('hands', ARGV[6]) then waits = true end
+if append('gone', ARGV[8]) then waits = true end
+keep(key, ends - now + 600000)
+if waits then
+  local due = math.max(ends, tonumber(redis.call('ZSCORE', KEYS[2], chat)) or 0)
+  redis.call('ZADD', KEYS[2], due, chat)
+end
+return 1
+"""
+)
+
+
+def hold_call(
+    *,
+    budget_key: str,
+    deferred_key: str,
+    chat_id: int,
+    until_ms: int,
+    group_flooded: bool,
+    table: bool,
+    lines_json: bytes,
+    hands_json: bytes,
+    gone_json: bytes,
+    now_ms: int,
+) -> ScriptCall:
+    """HOLD_SCRIPT's keys and arguments. ``lines_json``, ``hands_json`` and ``gone_json``: JSON
+    lists (of texts, of user ids as strings, of "chat:message" strings), empty when nothing of
+    the kind is held."""
+    return ScriptCall(
+        [
+            budget_key,  # KEYS[1] the group's message budget
+            deferred_key,  # KEYS[2] the deferred tables
+        ],
+        [
+            chat_id,  # ARGV[1]
+            until_ms,  # ARGV[2] when the flood wait ends (ms)
+            "1" if group_flooded else "0",  # ARGV[3] the wait is the group's own
+            "1" if table else "0",  # ARGV[4] the table waits to be shown
+            lines_json,  # ARGV[5] announcements held
+            hands_json,  # ARGV[6] hands held
+            now_ms,  # ARGV[7]
+            gone_json,  # ARGV[8] messages to delete
+        ],
+    )
+
+
+# The clock's turn at a deferred group (keys and arguments: release_call). When the table or an
+# announcement waits, it needs a token and the end of any flood wait (else the chat is deferred
+# again, and 0 is returned); hands and deletions alone go out regardless. Returns {1, table
+# (1/0), lines, hands, gone} and forgets them, so that one process shows them.
+RELEASE_SCRIPT = (
+    TOKEN_BUCKET
+    + """
+local key, chat = KEYS[1], ARGV[1]
+local per_minute, now = tonumber(ARGV[2]), tonumber(ARGV[3])
+local held = redis.call('HMGET', key, 'table', 'lines', 'hands', 'gone')
+local lines, hands, gone = held[2] or '', held[3] or '', held[4] or ''
+-- Nothing held but the entry: a table edit deferred before anything else was kept here.
+local table_waits = held[1] == '1' or (lines == '' and hands == '' and gone == '')
+if table_waits or lines ~= '' then
+  local ends = flood_end(key, now)
+  if ends > 0 then
+    redis.call('ZADD', KEYS[2], ends, chat)
+    return {0}
+  end
+  local tokens = spend(key, 1, per_minute, now)
+  if tokens < 0 then
+    defer(key, KEYS[2], chat, tokens, per_minute, now)
+    return {0}
+  end
+end
+redis.call('ZREM', KEYS[2], chat)
+redis.call('HDEL', key, 'table', 'lines', 'hands', 'gone')
+return {1, table_waits and 1 or 0, lines, hands, gone}
+"""
+)
+
+
+def release_call(
+    *, budget_key: str, deferred_key: str, chat_id: int, per_minute: int, now_ms: int
+) -> ScriptCall:
+    """RELEASE_SCRIPT's keys and arguments."""
+    return ScriptCall(
+        [
+            budget_key,  # KEYS[1] the group's message budget
+            deferred_key,  # KEYS[2] the deferred tables
+        ],
+        [
+            chat_id,  # ARGV[1]
+            per_minute,  # ARGV[2] the group's budget of messages a minute
+            now_ms,  # ARGV[3]
+        ],
+    )
 
 
 def read_call(*, session_key: str, update_id: int, first_look: bool, now_ms: int) -> ScriptCall:

@@ -4,12 +4,18 @@ which language, whether they are an admin, and the one refusal path.
 A handler is short: read the update (a ``Command`` or a press), compute the change with a pure
 function of ``tgcheat.table`` inside ``store.transact``, publish what was committed. Any
 refusal — the table's (``SessionRefused``), the engine's (``ActionRefused``) or the bot's own
-(``Answer``: a wrong chat, bad input) — is raised, and ``refuse`` turns it into a pop-up for a
-button or a reply for a command, in the asker's language.
+(``Answer``: a wrong chat, bad input; ``SelectionTooLong``: more cards picked than a button
+carries) — is raised, and ``refuse`` turns it into a pop-up for a button or a reply for a
+command, in the asker's language.
+
+A reply in a group is one of the group's messages: it is sent only while the group's budget
+allows (a member who repeats /rules spends that group's budget, and the reply is dropped once
+it is spent; the table is then not posted again either).
 """
 
 from __future__ import annotations
 
+import logging
 import secrets
 import string
 from collections.abc import Awaitable, Callable
@@ -19,18 +25,21 @@ from typing import TypeVar
 
 from telegram import ChatMember, ChatMemberRestricted, Message, Update, User
 from telegram.constants import ChatID, ChatType
-from telegram.error import BadRequest, Forbidden
+from telegram.error import BadRequest, Forbidden, RetryAfter
 from telegram.ext import ContextTypes
 
 from tgcheat.bot import views
+from tgcheat.bot.callbacks import SelectionTooLong
 from tgcheat.bot.publish import Publisher, wall_clock_ms
-from tgcheat.bot.sender import Sender
+from tgcheat.bot.sender import ChatFlooded, Sender
 from tgcheat.engine.events import Event
 from tgcheat.engine.game import ActionRefused, RandomSource
-from tgcheat.i18n import Translator, translator
+from tgcheat.i18n import N_, Translator, translator
 from tgcheat.store.games import Committed, GameStore
 from tgcheat.table.refusals import AdminUnknown, SessionRefused
 from tgcheat.table.transitions import Actor
+
+log = logging.getLogger(__name__)
 
 GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)
 #: The accounts Telegram shows as the sender of a message written on behalf of a chat (a
@@ -56,7 +65,14 @@ class Answer(Exception):
 
 
 #: Everything a handler may raise to turn a request down.
-REFUSALS = (SessionRefused, ActionRefused, Answer)
+REFUSALS = (SessionRefused, ActionRefused, Answer, SelectionTooLong)
+
+SELECTION_TOO_LONG = N_(
+    "You have picked as many cards as the buttons can carry: play them, or tap ✖️ Clear."
+)
+TAP_NOT_SHOWN = N_(
+    "Telegram asks the bot to slow down: your tap did not show. Tap again in a moment."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +179,9 @@ class Shell:
         except (BadRequest, Forbidden):
             # A chat we are not in (forged button data, or the bot was removed): nobody is.
             return False
+        except RetryAfter as error:
+            # The group's flood wait: the request is not waited for (see ChatFlooded).
+            raise self.sender.flooded(chat_id, error) from error
         return member.status in (ChatMember.ADMINISTRATOR, ChatMember.OWNER)
 
     async def is_member(self, chat_id: int, user_id: int) -> bool:
@@ -201,12 +220,17 @@ class Shell:
 
     async def tell(self, asker: Asker, view: views.View) -> None:
         """A message to whoever asked: in the chat they wrote in, as a reply in a group (and
-        the live table comes back below it)."""
-        if asker.chat_id is None:
+        the live table comes back below it), while the group's budget allows."""
+        chat_id = asker.chat_id
+        if chat_id is None:
             return
-        await self.sender.send(asker.chat_id, view, reply_to=asker.message_id)
-        if asker.chat_id < 0:
-            await self.publisher.bring_table_down(asker.chat_id)
+        in_group = chat_id < 0
+        if in_group and not await self.store.budget.take_for_reply(chat_id, self.clock()):
+            log.info("chat %s over its budget: a reply to %s dropped", chat_id, asker.user_id)
+            return
+        await self.sender.send(chat_id, view, reply_to=asker.message_id)
+        if in_group:
+            await self.publisher.bring_table_down(chat_id)
 
     async def reply(self, asker: Asker, text: str, **fields: str) -> None:
         tr = await self.language_of(asker)
@@ -218,6 +242,8 @@ class Shell:
         tr = await self.language_of(asker)
         if isinstance(refusal, Answer):
             text = tr._(refusal.message).format(**refusal.fields)
+        elif isinstance(refusal, SelectionTooLong):
+            text = tr._(SELECTION_TOO_LONG)
         elif isinstance(refusal, SessionRefused | ActionRefused):
             text = views.refusal_text(tr, refusal.reason)
         else:
@@ -226,6 +252,15 @@ class Shell:
             await self.sender.answer(asker.query_id, text)
         else:
             await self.tell(asker, views.View(text))
+
+    async def held_back(self, flooded: ChatFlooded, asker: Asker | None = None) -> None:
+        """A flood wait met on the way (``ChatFlooded``): not a failure. What it held back
+        waits for the clock (``Publisher.held_back``); when it kept a press's own message
+        from changing (a card picked, a menu), a pop-up says to tap again."""
+        await self.publisher.held_back(flooded)
+        if asker is not None and asker.query_id is not None and asker.chat_id == flooded.chat_id:
+            tr = await self.language_of(asker)
+            await self.sender.answer(asker.query_id, tr._(TAP_NOT_SHOWN))
 
     # --- showing what was committed ------------------------------------------------------------
 

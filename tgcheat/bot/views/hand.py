@@ -6,7 +6,14 @@ import html
 from collections import Counter
 from collections.abc import Mapping
 
-from tgcheat.bot.callbacks import ClaimPress, HandPress, Op, TurnPress
+from tgcheat.bot.callbacks import (
+    ClaimPress,
+    HandPress,
+    Op,
+    TurnPress,
+    decode_selection,
+    encode_selection,
+)
 from tgcheat.bot.texts import claim_phrase, rank_plural, rank_symbol
 from tgcheat.bot.views.base import Button, View, button, claim_line, in_rows, keyboard, name_html
 from tgcheat.engine.cards import CLAIMABLE_RANKS, Rank, count_by_rank
@@ -44,7 +51,9 @@ def hand_view(
     title: str,
     selection: str = "",
 ) -> View:
-    """The player's one private message: their cards; on their turn, the keyboard to play."""
+    """The player's one private message: their cards; on their turn, the keyboard to play.
+    ``selection``: the cards picked so far, as a button carries them (``encode_selection``, or
+    one rank code per card). More cards than a button can carry raise ``SelectionTooLong``."""
     player = state.players[seat]
     held = count_by_rank(player.hand)
     lines = [
@@ -63,7 +72,7 @@ def hand_view(
         if notice is None or notice.seat != seat:
             lines += ["", tr._("You have left this game.")]
         return View("\n".join(lines))
-    selected = Counter(Rank.from_code(code) for code in selection)
+    selected = decode_selection(selection)
     answers = private_answers(state, seat)
     rows = _answer_rows(tr, session, state, answers, lines)
     limit = play_limit(state, seat)
@@ -228,7 +237,7 @@ def _play_rows(
     """The keyboard of a turn: a button per rank held (tap to pick one more card of it), then
     either ▶️ Play with the claim, alone on its row, or, when no rank is required, a grid of the
     ranks to claim ("= Q"); then ✖️ Clear and a way to pass. ``lines`` gets what to tap next."""
-    selection = "".join(r.code for r in sorted(selected.elements()))
+    selection = encode_selection(selected)
     picks = HandPress(Op.PICK, session.chat_id, session.game_id, state.plays, selection)
     labels = [
         _pick_label(tr, rank, count, selected[rank], state.required) for rank, count in held.items()
