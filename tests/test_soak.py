@@ -25,7 +25,10 @@ def test_a_short_soak_reports_no_violation() -> None:
     assert run.returncode == 0, run.stderr[-3000:]
     assert figures["games_dealt"] == 3
     assert figures["moves"].get("play", 0) > 0
-    # A short run still meets a Redis restart, a 429 and a 502 (tools/soak.py: chaos).
+    # A short run still meets a Redis restart, a 429 and a 502 (tools/soak.py: chaos), a group
+    # in a long flood wait and an update that fails on every delivery.
     assert figures["faults"].get("redis_restart", 0) >= 1
     assert figures["faults"].get("http_429", 0) >= 1
     assert figures["faults"].get("http_502", 0) >= 1
+    assert figures["faults"].get("long_429", 0) == 1
+    assert figures["faults"].get("poison_update", 0) == 1

@@ -30,6 +30,12 @@ link's ``/start j<chat>``. Faults:
   meanwhile the webhook answers 5xx and the update is delivered again later;
 - ``http_429``: the Bot API answers a request with 429 "retry after 1" (not waited out: what it
   held back is shown by the clock a second later; a card picked meanwhile is tapped again);
+- ``long_429``: one game's group is in a flood wait (every request there answered 429 "retry
+  after N") for several seconds: the game's updates are still answered 200, the other games
+  play on meanwhile (at least one move), and the clock shows the held table once the wait is
+  over (within ``LONG_FLOOD_SHOWN_S``);
+- ``poison_update``: a command whose reply Telegram refuses on every delivery: it is answered
+  200 after ``MAX_FAILED_DELIVERIES`` failed deliveries, never delivered for ever;
 - ``http_502``: the Bot API answers a request with 502 Bad Gateway (not retried: the update fails
   with 500 and Telegram delivers it again);
 - ``clock_race``: a Play tap and the turn's timeout fired by the other process at the same time;
@@ -110,7 +116,7 @@ from tgcheat.engine.state import GameState, Phase  # noqa: E402
 from tgcheat.store.codec import decode  # noqa: E402
 from tgcheat.table.clock import clock_action  # noqa: E402
 from tgcheat.table.session import Session  # noqa: E402
-from tgcheat.web import SECRET_HEADER, create_web_app  # noqa: E402
+from tgcheat.web import MAX_FAILED_DELIVERIES, SECRET_HEADER, create_web_app  # noqa: E402
 
 T = TypeVar("T")
 
@@ -132,6 +138,11 @@ JOINED_MARK = "You joined the game in"
 ALREADY_JOINED = "You are already in this game."
 #: Requests the injected 429s hit (one request each).
 RATE_LIMITED_METHODS = ("sendMessage", "editMessageText", "answerCallbackQuery", "deleteMessage")
+#: How long after a long flood wait ends the clock must have shown what it held back (it
+#: looks every second).
+LONG_FLOOD_SHOWN_S = 15.0
+#: Deliveries of the poison update before it counts as delivered for ever.
+POISON_GIVE_UP = 20
 #: Taps of one card, while the keyboard does not show it picked.
 PICK_TRIES = 8
 
@@ -152,6 +163,9 @@ class FaultRates:
     #: Of the other background faults, the share of Bot API 502s (the rest are 429s).
     bad_gateway_share: float = 0.33
     redis_down_s: tuple[float, float] = (0.2, 1.0)
+    #: One game's group in a flood wait this long (seconds), from its third move.
+    long_flood_s: float = 4.0
+    long_flood_at_move: int = 3
 
 
 @dataclass
@@ -289,6 +303,8 @@ class Telegram:
         self.stats = stats
         self.rng = rng
         self.updates = UpdateFactory(fake)
+        #: Games being played right now.
+        self.games_running = 0
 
     async def deliver(self, update: JsonDict, *, first: Process | None = None) -> None:
         """Deliver until a process accepts it (200), as Telegram does; returns once every
@@ -356,6 +372,9 @@ class GameDriver:
         stats: Stats,
         seed: int,
         stop_at: float,
+        *,
+        long_flood: bool = False,
+        poison: bool = False,
     ) -> None:
         self.number = number
         self.telegram = telegram
@@ -374,6 +393,10 @@ class GameDriver:
         self.deck_size = 0
         self.stale_in_a_row = 0
         self.asked: Asked = set()
+        #: This game's group meets a long flood wait (once), and a poison update (once).
+        self.long_flood = long_flood
+        self.poison = poison
+        self.moves_made = 0
 
     def fail(self, text: str) -> None:
         self.stats.violation(f"game {self.number} ({self.preset}): {text}")
@@ -425,6 +448,8 @@ class GameDriver:
         return True
 
     async def play(self) -> None:
+        if self.poison:
+            await self.poison_update()
         while time.monotonic() < self.stop_at:
             version, session = await self.read()
             if session is None or session.game is None:
@@ -437,6 +462,10 @@ class GameDriver:
             if state.phase is Phase.FINISHED:
                 self.finished = True
                 return
+            self.moves_made += 1
+            if self.long_flood and self.moves_made == self.telegram.rates.long_flood_at_move:
+                await self.move_in_a_long_flood(session, state, version)
+                continue
             if not await self.move(session, state, version):
                 self.stale_in_a_row += 1
                 if self.stale_in_a_row > 5:
@@ -512,6 +541,76 @@ class GameDriver:
             return False
         await self.verify(version, predictions)
         return True
+
+    async def move_in_a_long_flood(self, session: Session, state: GameState, version: int) -> None:
+        """A move while the group is in a long flood wait: it is handled all the same, the
+        other games play on, and the clock shows the group what it missed once the wait is
+        over."""
+        seconds = self.telegram.rates.long_flood_s
+        self.stats.faults["long_429"] += 1
+        self.fake.flood(self.chat_id, seconds)
+        ends = time.monotonic() + seconds
+        others_before = sum(self.stats.moves.values())
+        if not await self.move(session, state, version):
+            self.stale_in_a_row += 1
+        await asyncio.sleep(max(0.0, ends - time.monotonic()))
+        if sum(self.stats.moves.values()) - others_before <= 1 and self.others_running():
+            self.fail(f"no other game moved during a {seconds} s flood wait of this one")
+        shown_by = time.monotonic() + LONG_FLOOD_SHOWN_S
+        while await self.held_back():
+            if time.monotonic() > shown_by:
+                self.fail(f"held back {LONG_FLOOD_SHOWN_S} s after a flood wait ended")
+                return
+            await asyncio.sleep(0.2)
+        self.stats.shown["long_429_shown_after_s"] = round(time.monotonic() - ends, 1)
+
+    def others_running(self) -> bool:
+        return self.telegram.games_running > 1
+
+    async def held_back(self) -> bool:
+        """Whether the group still has something the clock must show (tgcheat.store.budget)."""
+
+        async def once() -> bool:
+            due = await self.redis.zscore("tgc:deferred-tables", self.chat_id)
+            return due is not None
+
+        return await retry_redis(once)
+
+    async def poison_update(self) -> None:
+        """/rules in the group, whose reply Telegram refuses every time: answered 200 after
+        MAX_FAILED_DELIVERIES failed deliveries. (A delivery while the group is in a flood
+        wait drops the reply instead, and is answered 200 at once: then the poison was not
+        met, which is no violation.)"""
+        self.stats.faults["poison_update"] += 1
+        update = self.telegram.updates.command(self.group, self.users[-1], "/rules")
+        message_id = update["message"]["message_id"]
+        chat_id = self.chat_id
+        refused = [0]
+
+        def poisoned(method: str, params: JsonDict) -> bool:
+            reply = params.get("reply_parameters") or {}
+            hit = params.get("chat_id") == chat_id and reply.get("message_id") == message_id
+            refused[0] += hit
+            return hit
+
+        self.fake.fail_always(
+            poisoned, description="Bad Request: the reply is refused (a poison update)"
+        )
+        answers: list[int] = []
+        while len(answers) < POISON_GIVE_UP and 200 not in answers:
+            if answers:
+                await asyncio.sleep(0.2)  # Telegram waits before it delivers again
+            refused_before = refused[0]
+            answers.append(await self.rng.choice(self.telegram.processes).post(update))
+            self.stats.deliveries += 1
+        self.stats.outcomes["poison deliveries"] += len(answers)
+        failed = sum(code >= 500 for code in answers)
+        if 200 not in answers:
+            self.fail(f"a poison update was refused on {len(answers)} deliveries")
+        elif refused[0] == refused_before:
+            self.stats.shown["poison_not_met"] += 1  # its reply was dropped, not refused
+        elif failed < MAX_FAILED_DELIVERIES - 1:
+            self.fail(f"a poison update was answered 200 after {failed} failures only")
 
     async def fire(self, process: Process, deadline: int) -> None:
         """The turn's deadline, fired by one process as its clock does (``Timers.fire_due``):
@@ -892,15 +991,30 @@ async def soak(games: int, seed: int, seconds: float, parallel: int, log_path: s
                 telegram = Telegram(processes, fake, rates, stats, rng)
                 reader = aioredis.from_url(server.url, decode_responses=False)
                 stack.push_async_callback(reader.aclose)
+                flooded, poisoned = rng.randrange(games), rng.randrange(games)
                 drivers = [
-                    GameDriver(n, telegram, reader, stats, seed, stop_at) for n in range(games)
+                    GameDriver(
+                        n,
+                        telegram,
+                        reader,
+                        stats,
+                        seed,
+                        stop_at,
+                        long_flood=n == flooded,
+                        poison=n == poisoned,
+                    )
+                    for n in range(games)
                 ]
                 gate = asyncio.Semaphore(parallel)
 
                 async def run(driver: GameDriver) -> None:
                     async with gate:
                         if time.monotonic() < stop_at:
-                            await driver.run()
+                            telegram.games_running += 1
+                            try:
+                                await driver.run()
+                            finally:
+                                telegram.games_running -= 1
 
                 troublemaker = asyncio.create_task(chaos(server, fake, rates, stats, rng, stop))
                 await asyncio.gather(*(run(d) for d in drivers))
@@ -953,6 +1067,7 @@ def report(stats: Stats, games: int, seed: int) -> str:
         ),
         f"challenges: {stats.outcomes['challenges']}, "
         f"reveal messages: {stats.outcomes['reveal messages']}",
+        f"poison update: answered 200 after {stats.outcomes['poison deliveries']} deliveries",
         f"shown late or lost (recovered by the players): {counts(stats.shown)}",
         f"errors logged by the bot: {counts(stats.errors_logged)}",
     ]
@@ -976,6 +1091,7 @@ def summary(stats: Stats, games: int, seed: int) -> dict[str, Any]:
         "moves": dict(stats.moves),
         "challenges": stats.outcomes["challenges"],
         "reveal_messages": stats.outcomes["reveal messages"],
+        "poison_deliveries": stats.outcomes["poison deliveries"],
         "shown_late_or_lost": dict(stats.shown),
         "errors_logged": dict(stats.errors_logged),
         "violations": len(stats.violations),
