@@ -8,10 +8,12 @@ from collections import Counter
 import pytest
 
 from tests.engine.helpers import cards, state_with
+from tests.table.builders import at_table
 from tgcheat.engine.actions import Accept, Challenge, Leave, Pass, PassVote, Play, Stop
 from tgcheat.engine.cards import Rank
 from tgcheat.engine.game import ActionRefused, Refusal
 from tgcheat.engine.state import GameState
+from tgcheat.table.access import played_by
 from tgcheat.table.commands import (
     Believe,
     CallCheat,
@@ -85,3 +87,16 @@ def test_to_action_by_someone_not_playing_is_not_in_game() -> None:
     with pytest.raises(ActionRefused):
         seat_of(_game(), 999)
     assert seat_of(_game(), 102) == 2
+
+
+
+def test_my_cards_is_for_those_seated_in_the_game() -> None:
+    """My cards: the game and its session for a seated player; anyone else is refused."""
+    game = state_with([cards("A♣"), cards("2♣"), cards("3♣")], rest_to=2)
+    session = at_table(game)
+    seated = game.players[0].user_id
+    assert played_by(session, seated) == (session, game)
+    for stored in (None, session):
+        with pytest.raises(SessionRefused) as refusal:
+            played_by(stored, 999_999)
+        assert refusal.value.reason is SessionRefusal.NOT_PLAYING_THERE

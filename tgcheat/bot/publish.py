@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 
 #: A hand job's result when the player's private chat cannot be reached.
 UNREACHABLE = -1
+#: No ids to keep with the hands'.
+_NOTHING_TO_KEEP = MessageIds()
 #: A hand job's result when the player's private chat is in a flood wait: the clock shows it.
 HELD = -2
 
@@ -169,15 +171,18 @@ class Publisher:
             # Over the group's budget the reveals still go out, and the table waits for the
             # clock (tgcheat.bot.timers), which posts it anew below them.
             await self._announce(session.chat_id, lines)
-            buried = MessageIds(buried=bool(lines))
-            table: Coroutine[Any, Any, MessageIds | None] | None = self._kept(buried)
+            table: Coroutine[Any, Any, None] | None = None
         elif shown.table_moves:
             table = self._move_table_down(session, state, messages, lines)
         else:
             table = self.refresh_table(session, state, messages)
         # The table (in the group) and the hands (in private chats) at once: a play waits
         # for Telegram's answers to its requests side by side, not one after the other.
-        await self._publish_hands(session, state, shown, messages, alongside=table)
+        # A reveal that went out over the budget buried the table: kept in the hands' write.
+        buried = MessageIds(buried=table_deferred and bool(lines))
+        await self._publish_hands(
+            session, state, shown, messages, alongside=table, also_keep=buried
+        )
         if shown.ended:
             await self.store.messages.clear(session.chat_id, keep_table=True)
 
@@ -200,11 +205,6 @@ class Publisher:
         # that catches up meanwhile then edits the new table, or the old one before its line.
         history = lines[0] if lines else None
         await self._post_table(chat_id, messages.table, view, history=history)
-
-    @staticmethod
-    async def _kept(ids: MessageIds) -> MessageIds:
-        """Ids to keep with the hands' in one write, when no table request goes with them."""
-        return ids
 
     @staticmethod
     def _announcement(tr: Translator, state: GameState, event: Announcement) -> str:
@@ -273,10 +273,11 @@ class Publisher:
         shown: Audience,
         messages: MessageIds,
         *,
-        alongside: Coroutine[Any, Any, MessageIds | None] | None = None,
+        alongside: Coroutine[Any, Any, None] | None = None,
+        also_keep: MessageIds = _NOTHING_TO_KEEP,
     ) -> None:
         """Show the hands of ``shown`` (``alongside``: the table's requests, sent at the same
-        time; the ids it returns are kept with the hands' in one write)."""
+        time); ``also_keep`` is written with the hands' ids, in one write."""
         try:
             jobs = self._hand_jobs(session, state, shown, messages)
         except BaseException:
@@ -298,9 +299,6 @@ class Publisher:
             outcome for outcome in done[: len(jobs)] if not isinstance(outcome, BaseException)
         ]
         sent = {user_id: message_id for user_id, message_id in results if message_id > 0}
-        table_ids = done[-1] if alongside is not None else None
-        if not isinstance(table_ids, MessageIds):
-            table_ids = MessageIds()
         # A player the bot cannot reach (never started it, or blocked it): the game goes on
         # (the clock plays for them) and the group is told once per game.
         unreachable = [
@@ -310,7 +308,7 @@ class Publisher:
         ]
         await self.store.messages.add(
             session.chat_id,
-            table_ids.merged(MessageIds(hands=sent, told=frozenset(unreachable))),
+            also_keep.merged(MessageIds(hands=sent, told=frozenset(unreachable))),
         )
         await self._hold_hands(session.chat_id, results)
         if failures:

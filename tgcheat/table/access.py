@@ -76,3 +76,11 @@ def in_progress(session: Session | None) -> Session:
     if session is None or not session.in_progress:
         raise refused(SessionRefusal.NO_GAME)
     return session
+
+
+def played_by(session: Session | None, user_id: int) -> tuple[Session, GameState]:
+    """The group's game, when ``user_id`` has a seat in it (My cards); else refused."""
+    game = session.game if session is not None else None
+    if session is None or game is None or game.seat_of(user_id) is None:
+        raise refused(SessionRefusal.NOT_PLAYING_THERE)
+    return session, game

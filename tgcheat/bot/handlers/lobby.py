@@ -27,8 +27,9 @@ from tgcheat.engine.rules import PRESETS, Rules
 from tgcheat.i18n import N_, translator
 from tgcheat.store.games import Committed
 from tgcheat.table import transitions as table
+from tgcheat.table.access import played_by
 from tgcheat.table.audiences import group_messages
-from tgcheat.table.refusals import SessionRefusal, SessionRefused
+from tgcheat.table.refusals import SessionRefused
 from tgcheat.table.session import MessageIds
 from tgcheat.table.transitions import Actor
 
@@ -178,10 +179,8 @@ class LobbyHandlers:
         await self.shell.tell(command.asker, view)
 
     async def show_hand(self, asker: Asker, chat_id: int) -> None:
-        session, messages = await self.shell.store.load(chat_id)
-        game = session.game if session is not None else None
-        if session is None or game is None or game.seat_of(asker.user_id) is None:
-            raise SessionRefused(SessionRefusal.NOT_PLAYING_THERE)
+        stored, messages = await self.shell.store.load(chat_id)
+        session, game = played_by(stored, asker.user_id)
         await self.shell.publisher.repost_hand(session, game, asker.user_id, messages)
 
     # --- buttons -------------------------------------------------------------------------------
