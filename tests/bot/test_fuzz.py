@@ -58,6 +58,7 @@ from tgcheat.engine.game import refusal
 from tgcheat.engine.invariants import violations
 from tgcheat.engine.rules import PRESETS, Passing, RankRule, Rules
 from tgcheat.engine.state import Phase
+from tgcheat.store.keys import SHOWN_FIELD
 from tgcheat.table.session import Session
 
 PLAYERS = (User(201, "Ann"), User(202, "Bob"), User(203, "Cy"), User(204, "Di"))
@@ -126,12 +127,15 @@ class Table:
         return session, int(raw or 0), messages
 
     async def snapshot(self) -> dict[bytes, Any]:
-        """Every key, with its contents."""
+        """Every key, with its contents; but which version each message shows (a card picked
+        records it), which is the bot's note of what it drew, not the game."""
         found: dict[bytes, Any] = {}
+        shown = SHOWN_FIELD.encode()
         for key in sorted(await self.redis.keys("*")):
             kind = await self.redis.type(key)
             if kind == b"hash":
-                found[key] = await self.redis.hgetall(key)
+                fields = await self.redis.hgetall(key)
+                found[key] = {k: v for k, v in fields.items() if not k.startswith(shown)}
             elif kind == b"zset":
                 found[key] = await self.redis.zrange(key, 0, -1, withscores=True)
             elif kind == b"string":

@@ -17,7 +17,9 @@ shapes and real error codes.  On the way it
 A test may make Telegram misbehave: ``fail_next`` (the next call of a method fails),
 ``fail_always`` (every call that matches fails, e.g. a poison update's reply), ``flood`` (a chat
 answers 429 "retry after N" until its wait is over) and ``stall`` (a chat's requests wait until
-the test lets them go); ``wait_for_call`` waits until a matching call was answered.
+the test lets them go); ``hang_next`` keeps the next matching request unanswered (a process
+that died while waiting for Telegram); ``wait_for_call`` waits until a matching call was
+answered.
 
 Anything the bot does that Telegram would refuse becomes a *violation*: it is listed in
 ``fake.violations`` and answered with the HTTP 400 Telegram would give, so the bot's own error
@@ -963,6 +965,16 @@ class MessageRecord:
 
 
 @dataclass
+class HungCall:
+    """A request kept unanswered (``FakeTelegram.hang_next``)."""
+
+    matches: Callable[[str, JsonDict], bool]
+    #: Set to the call when it arrives.
+    arrived: asyncio.Future[ApiCall]
+    released: asyncio.Event
+
+
+@dataclass
 class InjectedFailure:
     status: int
     description: str
@@ -1154,6 +1166,7 @@ class FakeTelegram(BaseRequest):
         #: Chats whose requests wait until the event is set.
         self._stalls: dict[int, asyncio.Event] = {}
         self._call_waiters: list[tuple[Callable[[ApiCall], bool], asyncio.Future[ApiCall]]] = []
+        self._hangs: list[HungCall] = []
         self._message_ids: dict[int, Iterator[int]] = {}
         self._file_serial = itertools.count(1)
 
@@ -1219,6 +1232,11 @@ class FakeTelegram(BaseRequest):
         problems = check_request(api_method, params, self.spec)
         self.violations += [f"{api_method}: {problem}" for problem in problems]
 
+        hung = next((h for h in self._hangs if h.matches(api_method, params)), None)
+        if hung is not None:
+            self._hangs.remove(hung)
+            hung.arrived.set_result(call)
+            await hung.released.wait()
         chat_id = params.get("chat_id")
         stall = self._stalls.get(chat_id) if isinstance(chat_id, int) else None
         if stall is not None:
@@ -1248,9 +1266,7 @@ class FakeTelegram(BaseRequest):
                 wait = max(1, int(left + 0.999))
                 return self._answer_error(
                     call,
-                    ApiError(
-                        429, f"Too Many Requests: retry after {wait}", {"retry_after": wait}
-                    ),
+                    ApiError(429, f"Too Many Requests: retry after {wait}", {"retry_after": wait}),
                 )
             del self._floods[chat_id]
         if problems:
@@ -1363,6 +1379,14 @@ class FakeTelegram(BaseRequest):
     def stall(self, chat_id: int) -> asyncio.Event:
         """The chat's requests wait (a slow chat) until the event returned is set."""
         return self._stalls.setdefault(chat_id, asyncio.Event())
+
+    def hang_next(self, matches: Callable[[str, JsonDict], bool]) -> HungCall:
+        """The next call for which ``matches(method, params)`` holds arrives and gets no answer
+        until ``released`` is set: the bot's side waits as on a request whose process died (a
+        test cancels it) or that Telegram took for ever to answer."""
+        hung = HungCall(matches, asyncio.get_running_loop().create_future(), asyncio.Event())
+        self._hangs.append(hung)
+        return hung
 
     def wait_for_call(self, matches: Callable[[ApiCall], bool]) -> asyncio.Future[ApiCall]:
         """A future of the next call for which ``matches`` holds, once it is answered."""

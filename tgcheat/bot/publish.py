@@ -11,8 +11,11 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
+
+from telegram.error import TelegramError
 
 from tgcheat.bot import views
 from tgcheat.bot.sender import ChatFlooded, Edit, Sender, wall_clock_ms
@@ -21,10 +24,12 @@ from tgcheat.engine.state import GameState
 from tgcheat.i18n import Translator, translator
 from tgcheat.store.budget import Held
 from tgcheat.store.games import GameStore
+from tgcheat.store.messages import TABLE_ROLE, hand_role
+from tgcheat.store.outbox import MustShow
 from tgcheat.table.audiences import Announcement, Audience, audience
 from tgcheat.table.session import MessageIds, Session
 
-__all__ = ["UNREACHABLE", "Publisher", "wall_clock_ms"]
+__all__ = ["UNREACHABLE", "Publisher", "must_show", "wall_clock_ms"]
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +39,61 @@ UNREACHABLE = -1
 _NOTHING_TO_KEEP = MessageIds()
 #: A hand job's result when the player's private chat is in a flood wait: the clock shows it.
 HELD = -2
+
+
+def must_show(session: Session, events: Sequence[Event]) -> MustShow | None:
+    """What players must see of a change of a game (recorded with it: tgcheat.store.outbox):
+    the reveals and passes and the table posted anew below them (at the end: the result), and
+    the hands that come back as a notification when one player was told something (a timeout,
+    a removal) or the table moved. None for a change that only edits messages."""
+    state = session.game
+    if state is None or not events:
+        return None
+    shown = audience(state, events, session.notice)
+    if not shown.table_moves and session.notice is None:
+        return None
+    tr = translator(session.language)
+    return MustShow(
+        lines=tuple(_announcement(tr, state, event) for event in shown.announcements),
+        table=shown.table_moves,
+        hands=tuple(state.players[seat].user_id for seat in sorted(shown.notified)),
+    )
+
+
+def _announcement(tr: Translator, state: GameState, event: Announcement) -> str:
+    if isinstance(event, ChallengeResolved):
+        return views.reveal_view(tr, state, event).text
+    return views.passed_view(tr, state, event)
+
+
+@dataclass(slots=True)
+class _Showing:
+    """One publication of a stored state: the version it draws, what it has shown, and what
+    of what the change owes the players (``MustShow``) it has not shown yet."""
+
+    version: int
+    #: The change recorded what it owes (settled at the end).
+    owed: bool = False
+    #: Owed lines not shown yet, in order.
+    lines: list[str] = field(default_factory=list)
+    #: The table is owed a new message below the lines, not posted yet.
+    table: bool = False
+    #: Owed hands not shown yet.
+    hands: set[int] = field(default_factory=set)
+    #: The table message now shows ``version``.
+    table_shown: bool = False
+
+    def line_shown(self, line: str) -> None:
+        if line in self.lines:
+            self.lines.remove(line)
+
+    def rest(self) -> MustShow:
+        return MustShow(tuple(self.lines), self.table, tuple(sorted(self.hands)))
+
+    def held(self, lines: Sequence[str]) -> Sequence[str]:
+        """Lines a flood wait holds for the clock: none that are owed (the change's entry
+        keeps those)."""
+        return () if self.owed else lines
 
 
 class Publisher:
@@ -69,13 +129,15 @@ class Publisher:
             await self.store.messages.add(session.chat_id, MessageIds(table=message_id))
 
     async def refresh_lobby(self, chat_id: int) -> None:
-        session, messages = await self.store.load(chat_id)
+        session, messages, version = await self.store.read(chat_id)
         if session is None or session.lobby is None:
             return
         view = views.lobby_view(
             translator(session.language), session, session.lobby, self.bot_username
         )
-        await self._show_table(session, messages, view)
+        showing = _Showing(version)
+        await self._show_table(session, messages, view, showing)
+        await self._record(chat_id, showing)
 
     async def close_lobby(
         self, session: Session, messages: MessageIds, *, expired: bool = False
@@ -90,19 +152,23 @@ class Publisher:
                 await self._hold_group(session.chat_id, flooded)
 
     async def _show_table(
-        self, session: Session, messages: MessageIds, view: views.View
+        self, session: Session, messages: MessageIds, view: views.View, showing: _Showing
     ) -> None:
         """The table edited in place; posted anew at the bottom when another bot message
         buried it (the old one goes, so there is still one table)."""
         old = messages.table
         if messages.buried:
-            await self._post_table(session.chat_id, old, view)
+            await self._post_table(session.chat_id, old, view, showing=showing)
             return
         try:
             new = await self.sender.upsert(session.chat_id, old, view)
         except ChatFlooded as flooded:
             await self._hold_group(session.chat_id, flooded, table=True)
             return
+        except TelegramError:
+            await self._refresh_later(session.chat_id)
+            raise
+        showing.table_shown = new is not None
         if new is not None and new != old:
             await self.store.messages.add(session.chat_id, MessageIds(table=new))
 
@@ -113,6 +179,7 @@ class Publisher:
         view: views.View,
         *,
         history: str | None = None,
+        showing: _Showing,
     ) -> None:
         """A new table message at the bottom of the group (a notification). The old one keeps
         ``history`` (a short line of what happened), or is deleted. In a flood wait, what is
@@ -120,13 +187,21 @@ class Publisher:
         try:
             if old is None and history is not None:
                 await self.sender.send(chat_id, views.View(history), silent=True)
+                showing.line_shown(history)
                 history = None
             new = await self.sender.send(chat_id, view)
         except ChatFlooded as flooded:
-            await self._hold_group(chat_id, flooded, table=True, lines=_some(history), bury=True)
+            held = showing.held(_some(history))
+            await self._hold_group(chat_id, flooded, table=True, lines=held, bury=True)
             return
+        except TelegramError:
+            if not showing.owed:
+                await self._refresh_later(chat_id)
+            raise
         if new is None:
             return
+        showing.table = False
+        showing.table_shown = True
         await self.store.messages.add(chat_id, MessageIds(table=new))
         if old is None:
             return
@@ -139,12 +214,14 @@ class Publisher:
         except ChatFlooded as flooded:
             # The new table is out (posting it again would repeat a game's result): the line
             # follows it when the wait is over.
-            await self._hold_group(chat_id, flooded, lines=[history])
+            await self._hold_group(chat_id, flooded, lines=showing.held([history]))
+            return
+        showing.line_shown(history)
 
     async def bring_table_down(self, chat_id: int) -> None:
         """After another bot message in the group (a reply to a command): the live table is
         the last one again, when the group's budget allows; else when it is next shown."""
-        session, messages = await self.store.load(chat_id)
+        session, messages, version = await self.store.read(chat_id)
         if session is None or session.live_game is None or messages.table is None:
             return
         if not await self.store.budget.take(chat_id, self.clock()):
@@ -152,7 +229,9 @@ class Publisher:
             return
         tr = translator(session.language)
         view = views.table_view(tr, session, session.live_game, self.bot_username, self.clock())
-        await self._post_table(chat_id, messages.table, view)
+        showing = _Showing(version)
+        await self._post_table(chat_id, messages.table, view, showing=showing)
+        await self._record(chat_id, showing)
 
     # --- the game -----------------------------------------------------------------------------
 
@@ -163,31 +242,64 @@ class Publisher:
         events: Sequence[Event],
         messages: MessageIds,
         table_deferred: bool = False,
+        *,
+        version: int = 0,
+        owed: bool = False,
     ) -> None:
+        """Show a committed change (stored at ``version``). What it ``owed`` the players was
+        recorded with it: settled here once shown, or left to the clock for what was not."""
         tr = translator(session.language)
         shown = audience(state, events, session.notice)
-        lines = [self._announcement(tr, state, a) for a in shown.announcements]
+        lines = [_announcement(tr, state, a) for a in shown.announcements]
+        showing = _Showing(version, owed)
+        if owed:
+            showing.lines = list(lines)
+            showing.table = shown.table_moves and not table_deferred
+            showing.hands = {state.players[seat].user_id for seat in shown.notified}
+        try:
+            await self._publish(session, state, shown, lines, messages, table_deferred, showing)
+        finally:
+            if owed:
+                await self.store.budget.settle(
+                    session.chat_id, version, self.clock(), showing.rest()
+                )
+
+    async def _publish(
+        self,
+        session: Session,
+        state: GameState,
+        shown: Audience,
+        lines: list[str],
+        messages: MessageIds,
+        table_deferred: bool,
+        showing: _Showing,
+    ) -> None:
         if table_deferred:
             # Over the group's budget the reveals still go out, and the table waits for the
             # clock (tgcheat.bot.timers), which posts it anew below them.
-            await self._announce(session.chat_id, lines)
+            await self._announce(session.chat_id, lines, showing)
             table: Coroutine[Any, Any, None] | None = None
         elif shown.table_moves:
-            table = self._move_table_down(session, state, messages, lines)
+            table = self._move_table_down(session, state, messages, lines, showing)
         else:
-            table = self.refresh_table(session, state, messages)
+            table = self._refresh_table(session, state, messages, showing)
         # The table (in the group) and the hands (in private chats) at once: a play waits
         # for Telegram's answers to its requests side by side, not one after the other.
         # A reveal that went out over the budget buried the table: kept in the hands' write.
         buried = MessageIds(buried=table_deferred and bool(lines))
         await self._publish_hands(
-            session, state, shown, messages, alongside=table, also_keep=buried
+            session, state, shown, messages, showing, alongside=table, also_keep=buried
         )
         if shown.ended:
             await self.store.messages.clear(session.chat_id, keep_table=True)
 
     async def _move_table_down(
-        self, session: Session, state: GameState, messages: MessageIds, lines: list[str]
+        self,
+        session: Session,
+        state: GameState,
+        messages: MessageIds,
+        lines: list[str],
+        showing: _Showing,
     ) -> None:
         """What happened stays in the history as short lines (the old table message becomes
         the first), and the table comes back as the last message, which notifies."""
@@ -196,32 +308,32 @@ class Publisher:
             try:
                 await self.sender.send(chat_id, views.View(line), silent=True)
             except ChatFlooded as flooded:
-                unshown = [lines[0], *lines[index:]]
+                unshown = showing.held([lines[0], *lines[index:]])
                 await self._hold_group(chat_id, flooded, table=True, lines=unshown, bury=True)
                 return
+            showing.line_shown(line)
         tr = translator(session.language)
         view = views.table_view(tr, session, state, self.bot_username, self.clock())
         # The new table's id is kept before the old message becomes history: a re-delivery
         # that catches up meanwhile then edits the new table, or the old one before its line.
         history = lines[0] if lines else None
-        await self._post_table(chat_id, messages.table, view, history=history)
+        await self._post_table(chat_id, messages.table, view, history=history, showing=showing)
 
-    @staticmethod
-    def _announcement(tr: Translator, state: GameState, event: Announcement) -> str:
-        if isinstance(event, ChallengeResolved):
-            return views.reveal_view(tr, state, event).text
-        return views.passed_view(tr, state, event)
-
-    async def show_anew(self, session: Session, state: GameState) -> None:
+    async def show_anew(self, session: Session, state: GameState, version: int) -> None:
         """Post the table and every hand as new messages (the group's chat id changed)."""
-        await self.refresh_table(session, state, MessageIds())
+        showing = _Showing(version)
+        await self._refresh_table(session, state, MessageIds(), showing)
         everyone = tuple(HandChanged(seat) for seat in state.active_seats())
         shown = audience(state, everyone)
-        await self._publish_hands(session, state, shown, MessageIds())
+        await self._publish_hands(session, state, shown, MessageIds(), showing)
 
-    async def catch_up(self, session: Session, state: GameState, messages: MessageIds) -> None:
+    async def catch_up(
+        self, session: Session, state: GameState, messages: MessageIds, version: int
+    ) -> None:
         """Show the stored state again, by edits only: the first delivery may still be
-        publishing in another process, so a message sent here too would be a second copy."""
+        publishing in another process, so a message sent here too would be a second copy.
+        (What the change owed the players is its entry's: the clock shows it when the first
+        delivery's lease is over.)"""
         hand_jobs = []
         for seat in state.active_seats():
             user_id = state.players[seat].user_id
@@ -232,13 +344,16 @@ class Publisher:
                 hand_jobs.append(self._edit_only(user_id, old, view))
         hands = asyncio.gather(*hand_jobs)
         table = messages.table
+        showing = _Showing(version)
         if table is None:
             outcomes = await hands
         else:
             view = views.table_view(translator(session.language), session, state, self.bot_username)
-            table_edit = self._edit_table(session.chat_id, table, view)
+            table_edit = self._edit_table(session.chat_id, table, view, showing)
             outcomes, _ = await asyncio.gather(hands, table_edit)
         await self._hold_hands(session.chat_id, outcomes)
+        shown_hands = [user_id for user_id, outcome in outcomes if outcome == 0]
+        await self._record(session.chat_id, showing, hands=shown_hands)
 
     async def _edit_only(self, user_id: int, message_id: int, view: views.View) -> tuple[int, int]:
         """A hand edited in place, never posted (``catch_up``); HELD in a flood wait."""
@@ -248,23 +363,38 @@ class Publisher:
             return user_id, HELD
         return user_id, 0
 
-    async def _edit_table(self, chat_id: int, message_id: int, view: views.View) -> None:
+    async def _edit_table(
+        self, chat_id: int, message_id: int, view: views.View, showing: _Showing
+    ) -> None:
         try:
-            await self.sender.edit(chat_id, message_id, view)
+            outcome = await self.sender.edit(chat_id, message_id, view)
         except ChatFlooded as flooded:
             await self._hold_group(chat_id, flooded, table=True)
+            return
+        except TelegramError:
+            await self._refresh_later(chat_id)
+            raise
+        showing.table_shown = outcome is Edit.DONE
 
     async def publish_hands_only(
-        self, session: Session, state: GameState, messages: MessageIds
+        self, session: Session, state: GameState, messages: MessageIds, version: int
     ) -> None:
-        await self._publish_hands(session, state, audience(state, ()), messages)
+        await self._publish_hands(session, state, audience(state, ()), messages, _Showing(version))
 
     async def refresh_table(
-        self, session: Session, state: GameState, messages: MessageIds
+        self, session: Session, state: GameState, messages: MessageIds, version: int
+    ) -> None:
+        """The table shows the stored state (``version``)."""
+        showing = _Showing(version)
+        await self._refresh_table(session, state, messages, showing)
+        await self._record(session.chat_id, showing)
+
+    async def _refresh_table(
+        self, session: Session, state: GameState, messages: MessageIds, showing: _Showing
     ) -> None:
         tr = translator(session.language)
         table = views.table_view(tr, session, state, self.bot_username, self.clock())
-        await self._show_table(session, messages, table)
+        await self._show_table(session, messages, table, showing)
 
     async def _publish_hands(
         self,
@@ -272,12 +402,14 @@ class Publisher:
         state: GameState,
         shown: Audience,
         messages: MessageIds,
+        showing: _Showing,
         *,
         alongside: Coroutine[Any, Any, None] | None = None,
         also_keep: MessageIds = _NOTHING_TO_KEEP,
     ) -> None:
         """Show the hands of ``shown`` (``alongside``: the table's requests, sent at the same
-        time); ``also_keep`` is written with the hands' ids, in one write."""
+        time); ``also_keep`` is written with the hands' ids and the versions shown, in one
+        write. A hand whose request failed is shown again by the clock."""
         try:
             jobs = self._hand_jobs(session, state, shown, messages)
         except BaseException:
@@ -298,6 +430,12 @@ class Publisher:
         results = [
             outcome for outcome in done[: len(jobs)] if not isinstance(outcome, BaseException)
         ]
+        owners = [state.players[seat].user_id for seat in sorted(shown.hands)]
+        failed = [
+            user_id
+            for user_id, outcome in zip(owners, done[: len(jobs)], strict=True)
+            if isinstance(outcome, BaseException) and user_id not in showing.hands
+        ]
         sent = {user_id: message_id for user_id, message_id in results if message_id > 0}
         # A player the bot cannot reach (never started it, or blocked it): the game goes on
         # (the clock plays for them) and the group is told once per game.
@@ -306,11 +444,20 @@ class Publisher:
             for user_id, message_id in results
             if message_id == UNREACHABLE and user_id not in messages.told
         ]
-        await self.store.messages.add(
+        # Those a flood wait holds are shown by the clock; the unreachable never will be.
+        showing.hands.difference_update(user_id for user_id, outcome in results if outcome != 0)
+        showing.hands.difference_update(sent)
+        await self._record(
             session.chat_id,
-            also_keep.merged(MessageIds(hands=sent, told=frozenset(unreachable))),
+            showing,
+            ids=also_keep.merged(MessageIds(hands=sent, told=frozenset(unreachable))),
+            hands=[user_id for user_id, outcome in results if outcome >= 0],
         )
         await self._hold_hands(session.chat_id, results)
+        if failed:
+            # An edit that failed (not one the change owed: its entry shows those): the clock
+            # shows the hand from the stored state.
+            await self._hold_hands(session.chat_id, [(user_id, HELD) for user_id in failed])
         if failures:
             raise failures[0]
         await self._tell_unreachable(session, state, unreachable)
@@ -395,17 +542,49 @@ class Publisher:
 
     # --- what a flood wait held back --------------------------------------------------------
 
-    async def _announce(self, chat_id: int, lines: Sequence[str]) -> None:
+    async def _announce(
+        self, chat_id: int, lines: Sequence[str], showing: _Showing | None = None
+    ) -> None:
         """Announcements, each a message that notifies; in a flood wait, those not sent wait
         for the clock."""
         for index, line in enumerate(lines):
             try:
                 await self.sender.send(chat_id, views.View(line))
             except ChatFlooded as flooded:
-                await self._hold_group(
-                    chat_id, flooded, table=True, lines=lines[index:], bury=True
-                )
+                held = showing.held(lines[index:]) if showing is not None else lines[index:]
+                await self._hold_group(chat_id, flooded, table=True, lines=held, bury=True)
                 return
+            if showing is not None:
+                showing.line_shown(line)
+
+    async def _record(
+        self,
+        chat_id: int,
+        showing: _Showing,
+        *,
+        ids: MessageIds = _NOTHING_TO_KEEP,
+        hands: Iterable[int] = (),
+    ) -> None:
+        """Keep ``ids`` and which version the messages just shown draw ("latest state wins"):
+        one of them that a newer version reached first is shown again by the clock."""
+        roles = [hand_role(user_id) for user_id in hands]
+        if showing.table_shown:
+            roles.append(TABLE_ROLE)
+        overtaken = await self.store.messages.record(
+            chat_id, showing.version, self.clock(), ids=ids, shown=roles
+        )
+        if overtaken:
+            log.info("chat %s: %s overtaken by a newer state, shown again", chat_id, overtaken)
+
+    async def record_hand(self, chat_id: int, version: int, user_id: int) -> None:
+        """A player's hand message was drawn from ``version`` (a card picked)."""
+        await self._record(chat_id, _Showing(version), hands=[user_id])
+
+    async def _refresh_later(self, chat_id: int) -> None:
+        """A table request failed (Telegram did not confirm it): the clock shows the table
+        from the stored state."""
+        now = self.sender.clock()
+        await self.store.budget.hold(chat_id, now, now, group_flooded=False, table=True)
 
     async def _delete(self, group_id: int, chat_id: int, message_id: int) -> None:
         """An old message deleted (a table, a hand); in a flood wait, by the clock after it."""
@@ -469,9 +648,10 @@ class Publisher:
         hands that were not shown."""
         for gone_chat, message_id in held.gone:
             await self._delete(chat_id, gone_chat, message_id)
-        session, messages = await self.store.load(chat_id)
+        session, messages, version = await self.store.read(chat_id)
         if session is None:
             return
+        showing = _Showing(version)
         for index, line in enumerate(held.lines):
             try:
                 await self.sender.send(chat_id, views.View(line), silent=True)
@@ -490,9 +670,10 @@ class Publisher:
             if session.lobby is not None:
                 await self.refresh_lobby(chat_id)
             elif session.game is not None:
-                await self.refresh_table(session, session.game, messages)
+                await self._refresh_table(session, session.game, messages, showing)
         game = session.game
         if game is None or not held.hands:
+            await self._record(chat_id, showing)
             return
         seats = [game.seat_of(user_id) for user_id in held.hands]
         # Back as new messages, which notify: the players missed a change of their hand.
@@ -500,7 +681,7 @@ class Publisher:
         shown = Audience(
             (), ended=False, final_in_group=False, notified=notified, edited=frozenset()
         )
-        await self._publish_hands(session, game, shown, messages)
+        await self._publish_hands(session, game, shown, messages, showing)
 
 
 def _some(line: str | None) -> list[str]:

@@ -24,7 +24,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from random import SystemRandom
 
-from tgcheat.bot.publish import Publisher, wall_clock_ms
+from tgcheat.bot.publish import Publisher, must_show, wall_clock_ms
 from tgcheat.bot.sender import ChatFlooded
 from tgcheat.engine.game import RandomSource
 from tgcheat.store.games import GameStore
@@ -75,6 +75,7 @@ class Timers:
             chat_id,
             lambda session: table.tick(session, now, rng=self.rng),
             group_messages=group_messages,
+            must_show=must_show,
         )
         session = committed.session
         if not committed.changed or session is None:
@@ -93,6 +94,8 @@ class Timers:
                 committed.result,
                 committed.messages,
                 table_deferred=committed.table_deferred,
+                version=committed.version,
+                owed=committed.owed,
             )
 
     async def refresh_deferred_tables(self, now: int | None = None) -> None:

@@ -22,14 +22,17 @@ import orjson
 from redis.asyncio import Redis
 
 from tgcheat.store.keys import Keys
+from tgcheat.store.outbox import MustShow
 from tgcheat.store.scripts import (
     HOLD_SCRIPT,
     RELEASE_SCRIPT,
     REPLY_SCRIPT,
+    SETTLE_SCRIPT,
     TAKE_SCRIPT,
     hold_call,
     release_call,
     reply_call,
+    settle_call,
     take_call,
 )
 from tgcheat.store.timeout import bounded
@@ -63,6 +66,7 @@ class GroupBudget:
         self._reply = redis.register_script(REPLY_SCRIPT)
         self._hold = redis.register_script(HOLD_SCRIPT)
         self._release = redis.register_script(RELEASE_SCRIPT)
+        self._settle = redis.register_script(SETTLE_SCRIPT)
 
     async def deferred_tables(self, now_ms: int, limit: int = 64) -> list[int]:
         """Groups whose table edit waited for their budget and is now due, at most ``limit``."""
@@ -121,6 +125,22 @@ class GroupBudget:
             now_ms=now_ms,
         )
         await bounded(self._hold(keys=call.keys, args=call.args))
+
+    async def settle(
+        self, chat_id: int, version: int, now_ms: int, rest: MustShow | None = None
+    ) -> bool:
+        """The change committed at ``version`` was shown, what it owed the players (its
+        must-see entry goes), or all but ``rest``, which the clock shows now. False when the
+        entry was gone already (taken by the clock after the lease)."""
+        call = settle_call(
+            budget_key=self._keys.budget(chat_id),
+            deferred_key=self._keys.deferred_tables,
+            chat_id=chat_id,
+            version=version,
+            rest=b"" if rest is None or rest.empty else rest.entry(),
+            now_ms=now_ms,
+        )
+        return bool(await bounded(self._settle(keys=call.keys, args=call.args)))
 
     async def release(self, chat_id: int, now_ms: int) -> Held | None:
         """A deferred group's turn on the clock: what it holds, taken out (one process gets

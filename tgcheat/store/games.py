@@ -20,12 +20,14 @@ from tgcheat.store.direct import DirectCommands
 from tgcheat.store.hints import ChatHints
 from tgcheat.store.keys import KEY_PREFIX, Keys
 from tgcheat.store.messages import Messages
+from tgcheat.store.outbox import MustShow
 from tgcheat.store.scripts import GROUP_BURST, REMEMBERED_UPDATES
 from tgcheat.store.sessions import (
     SESSION_TTL_S,
     Change,
     Committed,
     ConflictError,
+    Loaded,
     Outcome,
     Sessions,
 )
@@ -44,6 +46,8 @@ __all__ = [
     "Committed",
     "ConflictError",
     "GameStore",
+    "Loaded",
+    "MustShow",
     "Outcome",
 ]
 
@@ -74,6 +78,10 @@ class GameStore:
         """A group's session (None: none) and the messages that show it."""
         return await self.sessions.load(chat_id)
 
+    async def read(self, chat_id: int) -> Loaded:
+        """A group's session, the messages that show it and its version."""
+        return await self.sessions.read(chat_id)
+
     async def transact(
         self,
         chat_id: int,
@@ -81,10 +89,15 @@ class GameStore:
         *,
         update_id: int | None = None,
         group_messages: Callable[[R], int] | None = None,
+        must_show: Callable[[Session, R], MustShow | None] | None = None,
     ) -> Committed[R]:
         """Apply ``change`` to a group's session atomically (see Sessions.transact)."""
         return await self.sessions.transact(
-            chat_id, change, update_id=update_id, group_messages=group_messages
+            chat_id,
+            change,
+            update_id=update_id,
+            group_messages=group_messages,
+            must_show=must_show,
         )
 
     async def forget_chat(self, chat_id: int) -> None:

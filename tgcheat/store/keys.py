@@ -19,6 +19,9 @@ DOCUMENT_FIELD = "d"
 UPDATES_FIELD = "u"
 #: The prefix of every message id's field ("m:table", "m:hand:<user id>", "m:told:<user id>").
 MESSAGE_FIELD = "m:"
+#: The prefix of the fields that say which version each message shows ("m:s:table",
+#: "m:s:hand:<user id>"): message fields, so they go with the message ids.
+SHOWN_FIELD = MESSAGE_FIELD + "s:"
 
 
 class Keys:

@@ -8,6 +8,8 @@ of the chat (tgcheat.store.hints), which a change may start from instead of read
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from redis.asyncio import Redis
 
 from tgcheat.store.direct import DirectCommands
@@ -15,8 +17,10 @@ from tgcheat.store.hints import ChatHints
 from tgcheat.store.keys import MESSAGE_FIELD, Keys
 from tgcheat.store.scripts import (
     CLEAR_MESSAGES_SCRIPT,
+    RECORD_SCRIPT,
     SET_MESSAGES_SCRIPT,
     clear_messages_call,
+    record_call,
     set_messages_call,
 )
 from tgcheat.store.timeout import bounded
@@ -29,6 +33,7 @@ _HAND = "hand:"
 _TOLD = "told:"
 _BURIED = "buried"
 TABLE_FIELD = MESSAGE_FIELD + _TABLE
+_NO_IDS = MessageIds()
 
 
 class Messages:
@@ -38,6 +43,7 @@ class Messages:
         self._hints = hints
         self._set = redis.register_script(SET_MESSAGES_SCRIPT)
         self._clear = redis.register_script(CLEAR_MESSAGES_SCRIPT)
+        self._record = redis.register_script(RECORD_SCRIPT)
 
     async def add(self, chat_id: int, ids: MessageIds) -> None:
         """Keep the ids of messages just sent (merged into those kept). Kept only while the
@@ -50,6 +56,36 @@ class Messages:
         )
         await bounded(self._direct.run_script(self._set, call.keys, call.args))
 
+    async def record(
+        self,
+        chat_id: int,
+        version: int,
+        now_ms: int,
+        *,
+        ids: MessageIds = _NO_IDS,
+        shown: Iterable[str] = (),
+    ) -> tuple[str, ...]:
+        """Keep ``ids`` (as ``add``) and that the messages ``shown`` ("table",
+        "hand:<user id>", see ``shown_role``) were drawn from ``version``: the roles of those a
+        newer version was shown in already, which the clock shows again (RECORD_SCRIPT)."""
+        roles = tuple(shown)
+        if ids.empty and not roles:
+            return ()
+        if not ids.empty:
+            self._hints.add_messages(chat_id, ids)
+        call = record_call(
+            session_key=self._keys.session(chat_id),
+            budget_key=self._keys.budget(chat_id),
+            deferred_key=self._keys.deferred_tables,
+            chat_id=chat_id,
+            version=version,
+            now_ms=now_ms,
+            fields=message_fields(ids),
+            shown=roles,
+        )
+        answer = await bounded(self._direct.run_script(self._record, call.keys, call.args))
+        return tuple(role.decode() if isinstance(role, bytes) else str(role) for role in answer)
+
     async def clear(self, chat_id: int, *, keep_table: bool = False) -> None:
         """Forget the message ids of a finished game (all but the table's, with
         ``keep_table``)."""
@@ -58,6 +94,14 @@ class Messages:
             session_key=self._keys.session(chat_id), keep=(TABLE_FIELD,) if keep_table else ()
         )
         await bounded(self._clear(keys=call.keys, args=call.args))
+
+
+TABLE_ROLE = "table"
+
+
+def hand_role(user_id: int) -> str:
+    """The role of a player's hand message in ``Messages.record``."""
+    return f"hand:{user_id}"
 
 
 def message_ids(fields: dict[bytes, bytes]) -> MessageIds:

@@ -12,12 +12,24 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from tgcheat.store.direct import Arg
-from tgcheat.store.keys import DOCUMENT_FIELD, MESSAGE_FIELD, UPDATES_FIELD, VERSION_FIELD
+from tgcheat.store.keys import (
+    DOCUMENT_FIELD,
+    MESSAGE_FIELD,
+    SHOWN_FIELD,
+    UPDATES_FIELD,
+    VERSION_FIELD,
+)
 
 #: Group messages that may go out at once before the rate applies (a play, a reveal, a table).
 GROUP_BURST = 4
 #: How many ids of the updates that changed a session it remembers by name.
 REMEMBERED_UPDATES = 16
+#: Changes whose must-see messages a group keeps waiting at most (the oldest go first): only a
+#: bot that has been down for long has more.
+OUTBOX_ENTRIES = 32
+#: How long the process that committed a change has to show what players must see of it before
+#: the clock shows it instead: longer than a Bot API request may take (the sender's timeouts).
+OUTBOX_LEASE_MS = 30_000
 #: How long update ids are worth remembering: Telegram keeps an update for a day at most, and
 #: after a week without updates it may number them from anywhere (Bot API, getUpdates).
 UPDATE_MEMORY_MS = 24 * 3600 * 1000
@@ -119,12 +131,47 @@ local function defer(key, deferred, chat, tokens, per_minute, now)
 end
 """
 
+# What players must see of a change (reveals, passes, the result, a removal), kept in the group's
+# budget hash (field ``out``) by the compare-and-set that commits the change, until the process
+# that publishes it says it was shown (SETTLE_SCRIPT). An entry: {"v": the version that recorded
+# it, "until": ms, "lines": [texts], "table": 1 (the table is posted anew below them) or 0,
+# "hands": [user ids whose hand comes back as a new message]}. Until ``until`` (the publisher's
+# lease) the entry is the publisher's; after it the clock shows it (RELEASE_SCRIPT), so a change
+# whose publisher died or failed between the commit and Telegram's answer is still shown, once.
+OUTBOX = f"""
+local function entries(json)
+  if not json then return {{}} end
+  local decoded = cjson.decode(json)
+  if type(decoded) ~= 'table' then return {{}} end
+  return decoded
+end
+
+-- The chat is due in the deferred set at ``due``, or earlier if it was due earlier already.
+local function due_by(deferred, chat, due)
+  local stored = tonumber(redis.call('ZSCORE', deferred, chat))
+  if not stored or stored > due then redis.call('ZADD', deferred, due, chat) end
+end
+
+local function post(key, deferred, chat, json, version, lease_until)
+  local entry = cjson.decode(json)
+  entry['v'] = version
+  entry['until'] = lease_until
+  local all = entries(redis.call('HGET', key, 'out'))
+  all[#all + 1] = entry
+  while #all > {OUTBOX_ENTRIES} do table.remove(all, 1) end
+  redis.call('HSET', key, 'out', cjson.encode(all))
+  keep(key, 600000)
+  due_by(deferred, chat, lease_until)
+end
+"""
+
 # The compare-and-set of a session (keys and arguments: cas_call). The version must still be the
 # one the change was computed from; the update, if any, must not have changed the session yet.
 # It then writes the document (and remembers the update), sets the session's deadline and
 # spends the group's budget. Answers: a CasAnswer.
 CAS_SCRIPT = (
     TOKEN_BUCKET
+    + OUTBOX
     + UPDATE_MARKS
     + f"""
 local version = redis.call('HGET', KEYS[1], '{VERSION_FIELD}') or '0'
@@ -144,16 +191,20 @@ if ARGV[7] == '0' then
 else
   redis.call('ZADD', KEYS[2], ARGV[7], ARGV[6])
 end
+local answer = 1
 local cost = tonumber(ARGV[8])
 if cost > 0 then
   local per_minute = tonumber(ARGV[9])
   local tokens = spend(KEYS[3], cost, per_minute, now)
   if tokens < 0 or flood_end(KEYS[3], now) > 0 then
     defer(KEYS[3], KEYS[4], ARGV[6], tokens, per_minute, now)
-    return 2
+    answer = 2
   end
 end
-return 1
+if ARGV[11] ~= '' then
+  post(KEYS[3], KEYS[4], ARGV[6], ARGV[11], tonumber(version) + 1, now + tonumber(ARGV[12]))
+end
+return answer
 """
 )
 
@@ -195,6 +246,8 @@ def cas_call(
     group_messages: int,
     per_minute: int,
     now_ms: int,
+    outbox_entry: bytes = b"",
+    lease_ms: int = OUTBOX_LEASE_MS,
 ) -> ScriptCall:
     """CAS_SCRIPT's keys and arguments. ``update_id`` None: no update to remember;
     ``first_look``: nothing has judged the update new yet (see UPDATE_MARKS); ``deadline_ms``
@@ -217,6 +270,8 @@ def cas_call(
             group_messages,  # ARGV[8] group messages the change will send
             per_minute,  # ARGV[9] the group's budget of messages a minute
             now_ms,  # ARGV[10]
+            outbox_entry,  # ARGV[11] what players must see of the change (JSON; empty: none)
+            lease_ms,  # ARGV[12] how long the committing process has to show it
         ],
     )
 
@@ -234,8 +289,8 @@ if tokens < 0 or flood_end(KEYS[1], now) > 0 then
   return 0
 end
 redis.call('HDEL', KEYS[1], 'table')
-local others = redis.call('HMGET', KEYS[1], 'lines', 'hands', 'gone')
-if not others[1] and not others[2] and not others[3] then
+local others = redis.call('HMGET', KEYS[1], 'lines', 'hands', 'gone', 'out')
+if not others[1] and not others[2] and not others[3] and not others[4] then
   redis.call('ZREM', KEYS[2], ARGV[1])
 end
 return 1
@@ -372,18 +427,40 @@ def hold_call(
 
 # The clock's turn at a deferred group (keys and arguments: release_call). When the table or an
 # announcement waits, it needs a token and the end of any flood wait (else the chat is deferred
-# again, and 0 is returned); hands and deletions alone go out regardless. Returns {1, table
+# again, and 0 is returned); hands and deletions alone go out regardless. Must-see entries
+# (OUTBOX) are taken once their publisher's lease is over, their lines first. Returns {1, table
 # (1/0), lines, hands, gone} and forgets them, so that one process shows them.
 RELEASE_SCRIPT = (
     TOKEN_BUCKET
+    + OUTBOX
     + """
 local key, chat = KEYS[1], ARGV[1]
 local per_minute, now = tonumber(ARGV[2]), tonumber(ARGV[3])
-local held = redis.call('HMGET', key, 'table', 'lines', 'hands', 'gone')
-local lines, hands, gone = held[2] or '', held[3] or '', held[4] or ''
+local held = redis.call('HMGET', key, 'table', 'lines', 'hands', 'gone', 'out')
+local outbox = entries(held[5])
+local due_lines, due_hands, later = {}, {}, {}
+local due_table, next_lease = false, nil
+for _, entry in ipairs(outbox) do
+  if tonumber(entry['until']) <= now then
+    for _, line in ipairs(entry['lines'] or {}) do due_lines[#due_lines + 1] = line end
+    for _, hand in ipairs(entry['hands'] or {}) do due_hands[#due_hands + 1] = hand end
+    if entry['table'] == 1 then due_table = true end
+  else
+    later[#later + 1] = entry
+    if not next_lease or entry['until'] < next_lease then next_lease = entry['until'] end
+  end
+end
+local held_lines, held_hands = entries(held[2]), entries(held[3])
+local gone = held[4] or ''
+local nothing_else = not held[2] and not held[3] and not held[4]
+if nothing_else and #outbox > 0 and #due_lines == 0 and #due_hands == 0 and not due_table then
+  -- Woken for entries whose publishers still have time.
+  redis.call('ZADD', KEYS[2], next_lease, chat)
+  return {0}
+end
 -- Nothing held but the entry: a table edit deferred before anything else was kept here.
-local table_waits = held[1] == '1' or (lines == '' and hands == '' and gone == '')
-if table_waits or lines ~= '' then
+local table_waits = held[1] == '1' or due_table or (nothing_else and #outbox == 0)
+if table_waits or #due_lines > 0 or #held_lines > 0 then
   local ends = flood_end(key, now)
   if ends > 0 then
     redis.call('ZADD', KEYS[2], ends, chat)
@@ -395,8 +472,18 @@ if table_waits or lines ~= '' then
     return {0}
   end
 end
-redis.call('ZREM', KEYS[2], chat)
+for _, line in ipairs(held_lines) do due_lines[#due_lines + 1] = line end
+for _, hand in ipairs(held_hands) do due_hands[#due_hands + 1] = tostring(hand) end
 redis.call('HDEL', key, 'table', 'lines', 'hands', 'gone')
+if #later > 0 then
+  redis.call('HSET', key, 'out', cjson.encode(later))
+  redis.call('ZADD', KEYS[2], next_lease, chat)
+else
+  redis.call('HDEL', key, 'out')
+  redis.call('ZREM', KEYS[2], chat)
+end
+local lines = #due_lines > 0 and cjson.encode(due_lines) or ''
+local hands = #due_hands > 0 and cjson.encode(due_hands) or ''
 return {1, table_waits and 1 or 0, lines, hands, gone}
 """
 )
@@ -415,6 +502,64 @@ def release_call(
             chat_id,  # ARGV[1]
             per_minute,  # ARGV[2] the group's budget of messages a minute
             now_ms,  # ARGV[3]
+        ],
+    )
+
+
+# A publisher's word on the must-see entry of the change it published (keys and arguments:
+# settle_call): shown (no ``rest``: the entry goes), or not all of it (``rest``, a JSON entry of
+# what was not shown: the clock shows it now). Returns 1 when the entry was still there.
+SETTLE_SCRIPT = (
+    TOKEN_BUCKET
+    + OUTBOX
+    + """
+local key, chat = KEYS[1], ARGV[1]
+local version, now = tonumber(ARGV[2]), tonumber(ARGV[4])
+local outbox = entries(redis.call('HGET', key, 'out'))
+local kept, found = {}, 0
+for _, entry in ipairs(outbox) do
+  if tonumber(entry['v']) == version then
+    found = 1
+    if ARGV[3] ~= '' then
+      local rest = cjson.decode(ARGV[3])
+      rest['v'] = version
+      rest['until'] = now
+      kept[#kept + 1] = rest
+    end
+  else
+    kept[#kept + 1] = entry
+  end
+end
+if found == 0 then return 0 end
+if #kept > 0 then
+  redis.call('HSET', key, 'out', cjson.encode(kept))
+  if ARGV[3] ~= '' then due_by(KEYS[2], chat, now) end
+  return 1
+end
+redis.call('HDEL', key, 'out')
+local others = redis.call('HMGET', key, 'table', 'lines', 'hands', 'gone')
+if not others[1] and not others[2] and not others[3] and not others[4] then
+  redis.call('ZREM', KEYS[2], chat)
+end
+return 1
+"""
+)
+
+
+def settle_call(
+    *, budget_key: str, deferred_key: str, chat_id: int, version: int, rest: bytes, now_ms: int
+) -> ScriptCall:
+    """SETTLE_SCRIPT's keys and arguments (``rest`` empty: all was shown)."""
+    return ScriptCall(
+        [
+            budget_key,  # KEYS[1] the group's message budget
+            deferred_key,  # KEYS[2] the deferred tables
+        ],
+        [
+            chat_id,  # ARGV[1]
+            version,  # ARGV[2] the version whose entry is settled
+            rest,  # ARGV[3] what was not shown (a JSON entry; empty: all was)
+            now_ms,  # ARGV[4]
         ],
     )
 
@@ -446,6 +591,85 @@ def set_messages_call(*, session_key: str, fields: Iterable[tuple[str, int]]) ->
         [session_key],  # KEYS[1] the session hash
         # ARGV: field, value, field, value...
         [part for field_value in fields for part in field_value],
+    )
+
+
+# Which version of the session each message shows ("latest state wins"), kept next to the
+# message ids (keys and arguments: record_call): the ids of messages just sent are kept, and each
+# message shown (the table, a player's hand) records the version it was drawn from, unless a
+# newer one was recorded already: then this request reached Telegram after a newer one and may
+# have overwritten it, and the message is shown again from the stored state by the clock (the
+# table waits, the hand is held). Returns the roles that were overtaken. Nothing is kept once
+# the session is gone.
+RECORD_SCRIPT = (
+    TOKEN_BUCKET
+    + OUTBOX
+    + f"""
+if redis.call('EXISTS', KEYS[1]) == 0 then return {{}} end
+local chat, version, now = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local pairs_count = tonumber(ARGV[4])
+local fields = {{}}
+for i = 5, 4 + 2 * pairs_count do fields[#fields + 1] = ARGV[i] end
+local overtaken, hands = {{}}, {{}}
+for i = 5 + 2 * pairs_count, #ARGV do
+  local role = ARGV[i]
+  local field = '{SHOWN_FIELD}' .. role
+  local shown = tonumber(redis.call('HGET', KEYS[1], field))
+  if shown and shown > version then
+    overtaken[#overtaken + 1] = role
+    if role == 'table' then
+      redis.call('HSET', KEYS[2], 'table', '1')
+    else
+      hands[#hands + 1] = string.sub(role, {len("hand:") + 1})
+    end
+  else
+    fields[#fields + 1] = field
+    fields[#fields + 1] = version
+  end
+end
+if #fields > 0 then redis.call('HSET', KEYS[1], unpack(fields)) end
+if #overtaken > 0 then
+  if #hands > 0 then
+    local held = entries(redis.call('HGET', KEYS[2], 'hands'))
+    for _, hand in ipairs(hands) do held[#held + 1] = hand end
+    redis.call('HSET', KEYS[2], 'hands', cjson.encode(held))
+  end
+  keep(KEYS[2], 600000)
+  due_by(KEYS[3], chat, now)
+end
+return overtaken
+"""
+)
+
+
+def record_call(
+    *,
+    session_key: str,
+    budget_key: str,
+    deferred_key: str,
+    chat_id: int,
+    version: int,
+    now_ms: int,
+    fields: Iterable[tuple[str, int]],
+    shown: Iterable[str],
+) -> ScriptCall:
+    """RECORD_SCRIPT's keys and arguments: message id fields to keep, and the roles of the
+    messages shown at ``version`` ("table", "hand:<user id>")."""
+    pairs = [part for field_value in fields for part in field_value]
+    return ScriptCall(
+        [
+            session_key,  # KEYS[1] the session hash
+            budget_key,  # KEYS[2] the group's message budget
+            deferred_key,  # KEYS[3] the deferred tables
+        ],
+        [
+            chat_id,  # ARGV[1]
+            version,  # ARGV[2] the version the messages show
+            now_ms,  # ARGV[3]
+            len(pairs) // 2,  # ARGV[4] how many field/value pairs follow
+            *pairs,  # ARGV[5..]: field, value, ...
+            *shown,  # then the roles of the messages shown
+        ],
     )
 
 

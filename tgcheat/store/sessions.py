@@ -16,7 +16,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 from redis.asyncio import Redis
 
@@ -26,6 +26,7 @@ from tgcheat.store.direct import DirectCommands
 from tgcheat.store.hints import ChatHints
 from tgcheat.store.keys import DOCUMENT_FIELD, UPDATES_FIELD, VERSION_FIELD, Keys
 from tgcheat.store.messages import message_ids
+from tgcheat.store.outbox import MustShow
 from tgcheat.store.scripts import CAS_SCRIPT, READ_SCRIPT, CasAnswer, cas_call, read_call
 from tgcheat.store.timeout import bounded
 from tgcheat.table.session import MessageIds, Session
@@ -73,6 +74,9 @@ class Committed(Generic[R]):
     messages: MessageIds
     #: The group's message budget is spent: the table edit is left to the clock.
     table_deferred: bool = False
+    #: The change recorded what players must see of it, to be settled once it was shown
+    #: (``GroupBudget.settle`` with ``version``).
+    owed: bool = False
 
     @property
     def changed(self) -> bool:
@@ -81,6 +85,15 @@ class Committed(Generic[R]):
     @property
     def duplicate(self) -> bool:
         return self.outcome is Outcome.DUPLICATE
+
+
+class Loaded(NamedTuple):
+    """A stored session as read."""
+
+    session: Session | None
+    messages: MessageIds
+    #: Its version (0: none).
+    version: int
 
 
 #: A change: from the stored session (or None) to the new one and a result. Returning the
@@ -108,9 +121,14 @@ class Sessions:
 
     async def load(self, chat_id: int) -> tuple[Session | None, MessageIds]:
         """A group's session (None: none) and the messages that show it."""
+        loaded = await self.read(chat_id)
+        return loaded.session, loaded.messages
+
+    async def read(self, chat_id: int) -> Loaded:
+        """A group's session, the messages that show it and its version."""
         session, version, messages, _seen = await self._read(chat_id, None, first_look=False)
         self._hints.remember(chat_id, version, session, messages)
-        return session, messages
+        return Loaded(session, messages, version)
 
     async def _read(
         self, chat_id: int, update_id: int | None, *, first_look: bool
@@ -155,10 +173,13 @@ class Sessions:
         *,
         update_id: int | None = None,
         group_messages: Callable[[R], int] | None = None,
+        must_show: Callable[[Session, R], MustShow | None] | None = None,
     ) -> Committed[R]:
         """Apply ``change`` atomically. Exceptions from ``change`` propagate; nothing is
         written then. ``group_messages`` says how many group messages the change's result will
-        send; they are counted against the group's budget in the same round trip."""
+        send; they are counted against the group's budget in the same round trip.
+        ``must_show`` says what players must see of the new session (tgcheat.store.outbox):
+        recorded with it, leased to this process."""
         # The first try may start from what this process last wrote or read for the chat,
         # saving the read: the compare-and-set proves it is still current. A refusal or a
         # no-op computed from it is confirmed against a fresh read before it is believed.
@@ -198,6 +219,7 @@ class Sessions:
             hint = None
             assert new_session is not None, "sessions are replaced, never deleted"
             document = encode(new_session)
+            owed = must_show(new_session, result) if must_show is not None else None
             call = cas_call(
                 session_key=self._keys.session(chat_id),
                 deadlines_key=self._keys.deadlines,
@@ -213,6 +235,7 @@ class Sessions:
                 group_messages=group_messages(result) if group_messages is not None else 0,
                 per_minute=self._budget.per_minute,
                 now_ms=_now_ms(),
+                outbox_entry=owed.entry() if owed is not None and not owed.empty else b"",
             )
             answer = await bounded(self._direct.run_script(self._cas, call.keys, call.args))
             if answer in _WRITTEN:
@@ -225,6 +248,7 @@ class Sessions:
                     version=version + 1,
                     messages=messages,
                     table_deferred=answer == CasAnswer.WRITTEN_TABLE_DEFERRED,
+                    owed=owed is not None and not owed.empty,
                 )
             if answer == CasAnswer.DUPLICATE:
                 return _duplicate(session, version, messages)

@@ -61,4 +61,6 @@ class LanguageHandlers:
         if session.lobby is not None:
             await shell.publisher.refresh_lobby(chat_id)
         elif session.game is not None:
-            await shell.publisher.refresh_table(session, session.game, committed.messages)
+            await shell.publisher.refresh_table(
+                session, session.game, committed.messages, committed.version
+            )

@@ -21,6 +21,7 @@ from tgcheat.bot.handlers.shell import (
     Shell,
     new_game_id,
 )
+from tgcheat.bot.publish import must_show
 from tgcheat.bot.taps import Tap
 from tgcheat.engine.game import ActionRefused
 from tgcheat.engine.rules import PRESETS, Rules
@@ -197,6 +198,7 @@ class LobbyHandlers:
                 ),
                 update_id=tap.update_id,
                 group_messages=group_messages,
+                must_show=must_show,
             )
 
         committed = await shell.as_actor(press.chat_id, tap.user_id, attempt)
@@ -251,6 +253,7 @@ class LobbyHandlers:
                 ),
                 update_id=tap.update_id,
                 group_messages=group_messages,
+                must_show=must_show,
             )
 
         committed = await shell.as_actor(press.chat_id, tap.user_id, attempt)
@@ -262,7 +265,6 @@ class LobbyHandlers:
             await shell.store.messages.clear(press.chat_id)
             committed = dataclasses.replace(committed, messages=MessageIds())
         await shell.show(committed)
-
 
     async def play_again(self, tap: Tap, press: TablePress) -> None:
         """A new lobby with the finished game's players already in it."""

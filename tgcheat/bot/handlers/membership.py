@@ -7,6 +7,7 @@ from telegram import ChatMember, Update
 from telegram.ext import ContextTypes
 
 from tgcheat.bot.handlers.shell import GROUP_TYPES, Answer, Command, Events, Shell, new_game_id
+from tgcheat.bot.publish import must_show
 from tgcheat.i18n import N_
 from tgcheat.store.games import Committed
 from tgcheat.table import transitions as table
@@ -34,6 +35,7 @@ class MembershipHandlers:
             lambda session: table.remove(session, gone, now),
             update_id=update.update_id,
             group_messages=group_messages,
+            must_show=must_show,
         )
         await self._show_removal(committed)
 
@@ -58,6 +60,7 @@ class MembershipHandlers:
                 ),
                 update_id=command.update_id,
                 group_messages=group_messages,
+                must_show=must_show,
             )
 
         await self._show_removal(await shell.as_actor(command.chat_id, command.user_id, attempt))
@@ -84,7 +87,9 @@ class MembershipHandlers:
         session = committed.session
         if committed.changed and session is not None and session.game is not None:
             # The group cannot be written to any more; the players learn it in private.
-            await shell.publisher.publish_hands_only(session, session.game, committed.messages)
+            await shell.publisher.publish_hands_only(
+                session, session.game, committed.messages, committed.version
+            )
         await shell.store.forget_chat(chat_id)
 
     async def migrated(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -110,4 +115,4 @@ class MembershipHandlers:
         if moved.lobby is not None:
             await shell.publisher.post_lobby(moved, MessageIds())
         elif moved.game is not None:
-            await shell.publisher.show_anew(moved, moved.game)
+            await shell.publisher.show_anew(moved, moved.game, committed.version)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from tgcheat.bot import views
 from tgcheat.bot.callbacks import ClaimPress, HandPress, Op, TurnPress
 from tgcheat.bot.handlers.shell import Answer, Command, Events, Shell
+from tgcheat.bot.publish import must_show
 from tgcheat.bot.taps import Tap
 from tgcheat.i18n import N_, translator
 from tgcheat.store.games import Committed
@@ -46,6 +47,7 @@ class PlayHandlers:
             lambda session: table.act(session, game_id=game_id, command=command, now_ms=now),
             update_id=update_id,
             group_messages=group_messages,
+            must_show=must_show,
         )
         if tap is not None:
             text = None
@@ -97,9 +99,9 @@ class PlayHandlers:
         if tap.chat_id is None or tap.message_id is None or tap.chat_id != tap.user_id:
             # A hand is only ever drawn in its owner's private chat (forged data elsewhere).
             raise SessionRefused(SessionRefusal.STALE)
-        session, _ = await self.shell.store.load(press.chat_id)
+        stored, _, version = await self.shell.store.read(press.chat_id)
         session, game, seat, selected = table.pick(
-            session,
+            stored,
             game_id=press.game_id,
             user_id=tap.user_id,
             plays=press.plays,
@@ -111,6 +113,9 @@ class PlayHandlers:
         tr = translator(session.language_of(tap.user_id))
         view = views.hand_view(tr, session, game, seat, session.title, selection)
         await self.shell.sender.edit(tap.chat_id, tap.message_id, view)
+        # A play of the same player may have been shown meanwhile: this hand would then show
+        # cards already played (the clock shows it again).
+        await self.shell.publisher.record_hand(press.chat_id, version, tap.user_id)
 
     # --- commands ------------------------------------------------------------------------------
 
@@ -125,6 +130,7 @@ class PlayHandlers:
             lambda session: table.leave_table(session, command.user_id, now),
             update_id=command.update_id,
             group_messages=group_messages,
+            must_show=must_show,
         )
         session = committed.session
         if session is not None and session.lobby is not None:
@@ -145,6 +151,7 @@ class PlayHandlers:
                 lambda session: table.stop(session, actor=actor, now_ms=now),
                 update_id=command.update_id,
                 group_messages=group_messages,
+                must_show=must_show,
             )
 
         committed = await shell.as_actor(chat_id, command.user_id, attempt)

@@ -270,7 +270,9 @@ class Shell:
         if committed.duplicate and session is not None and session.game is not None:
             # Telegram delivers an update again when handling it failed, perhaps after its
             # change was saved but before it was shown: show the current state now.
-            await self.publisher.catch_up(session, session.game, committed.messages)
+            await self.publisher.catch_up(
+                session, session.game, committed.messages, committed.version
+            )
             return
         if not committed.changed or session is None or session.game is None:
             return
@@ -280,4 +282,6 @@ class Shell:
             committed.result or (),
             committed.messages,
             table_deferred=committed.table_deferred,
+            version=committed.version,
+            owed=committed.owed,
         )

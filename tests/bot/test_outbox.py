@@ -1,0 +1,187 @@
+"""Nothing shown stale, nothing lost: what players must see of a change (a reveal, the result)
+is recorded with the change and shown by whichever process comes next when the one that made
+it died or failed before Telegram confirmed it; an older state never stays over a newer one."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+from telegram.error import TelegramError
+
+from tests.bot.conftest import GROUP_ID, BotHarness
+from tests.bot.play import game_state, has_op, install_game, play, seated, table_record
+from tests.engine.helpers import cards, state_with
+from tests.support.updates import User
+from tgcheat.bot.app import CheatApplication
+from tgcheat.bot.callbacks import Op
+from tgcheat.bot.timers import Timers
+from tgcheat.engine.cards import Rank
+from tgcheat.engine.state import Phase
+from tgcheat.store.scripts import OUTBOX_LEASE_MS
+
+ANN, BOB, CAROL = User(1, "Ann"), User(2, "Bob"), User(3, "Carol")
+PLAYERS = (ANN, BOB, CAROL)
+
+
+def _timers(bot: BotHarness) -> Timers:
+    app = bot.app
+    assert isinstance(app, CheatApplication) and app.timers is not None
+    return app.timers
+
+
+async def _ann_bluffs(bot: BotHarness) -> None:
+    """Ann, to play aces, puts down a 2 as an ace: a claim for Bob to doubt."""
+    state = state_with(
+        [cards("2♣", "K♦"), cards("3♣", "7♦"), cards("4♣", "8♦")], rules=None, rest_to=2
+    )
+    await install_game(bot, seated(state, list(PLAYERS)))
+    for user in PLAYERS:
+        await bot.start_private(user, f"h{GROUP_ID}")
+    await play(bot, ANN, [Rank.TWO])
+
+
+def _reveals(bot: BotHarness) -> list[str]:
+    return [
+        m.plain_text or ""
+        for m in bot.fake.visible_messages(GROUP_ID)
+        if "calls Cheat on" in (m.plain_text or "")
+    ]
+
+
+def _to_group(method: str, params: dict[str, Any]) -> bool:
+    return method in ("sendMessage", "editMessageText") and params.get("chat_id") == GROUP_ID
+
+
+def _once_to_group(method: str, status: int = 502) -> Any:
+    """A matcher for ``fail_always`` that fails only the first ``method`` call to the group."""
+    failed: list[bool] = []
+
+    def matches(called: str, params: dict[str, Any]) -> bool:
+        if failed or called != method or params.get("chat_id") != GROUP_ID:
+            return False
+        failed.append(True)
+        return True
+
+    return matches
+
+
+def _answer_buttons(bot: BotHarness) -> list[str]:
+    """Buttons left in the group that answer a play (Cheat!, I believe you)."""
+    return [
+        b["text"]
+        for m in bot.fake.visible_messages(GROUP_ID)
+        for b in m.buttons
+        if "Cheat" in b["text"] or "believe" in b["text"]
+    ]
+
+
+async def test_a_reveal_whose_process_died_before_telegram_answered_is_shown_once_by_the_clock(
+    bot: BotHarness,
+) -> None:
+    await _ann_bluffs(bot)
+    hung = bot.fake.hang_next(_to_group)
+    press = asyncio.create_task(bot.press(BOB, GROUP_ID, has_op(Op.CHALLENGE)))
+    await hung.arrived
+    # The process is gone: the Cheat! call is stored, nothing of it reached the group.
+    assert (await game_state(bot)).pile == ()
+    assert _reveals(bot) == []
+    now = int(time.time() * 1000)
+    # While the first process may still be showing it, nobody else does.
+    await _timers(bot).refresh_deferred_tables(now + 1_000)
+    assert _reveals(bot) == []
+    # Its lease over, the clock shows the reveal, then the table below it.
+    await _timers(bot).refresh_deferred_tables(now + OUTBOX_LEASE_MS + 1_000)
+    reveals = _reveals(bot)
+    assert len(reveals) == 1 and "Caught bluffing!" in reveals[0]
+    table = await table_record(bot)
+    assert bot.fake.last_message(GROUP_ID).message_id == table.message_id
+    assert "pile: 0 cards" in (table.plain_text or "")
+    # And once only: the clock's next look shows nothing again.
+    sent = len(bot.fake.calls_to("sendMessage"))
+    await _timers(bot).refresh_deferred_tables(now + 2 * OUTBOX_LEASE_MS)
+    assert len(bot.fake.calls_to("sendMessage")) == sent
+    press.cancel()
+    await asyncio.gather(press, return_exceptions=True)
+    assert len(_reveals(bot)) == 1
+
+
+async def test_a_reveal_that_telegram_refused_with_a_502_is_shown_by_the_next_clock_tick(
+    bot: BotHarness,
+) -> None:
+    await _ann_bluffs(bot)
+    bot.fake.fail_always(_once_to_group("sendMessage"), 502, "Bad Gateway")
+    with pytest.raises(TelegramError):  # the update fails (500), as the webhook answers
+        await bot.press(BOB, GROUP_ID, has_op(Op.CHALLENGE))
+    # No lease to wait for: the publisher said what it did not show.
+    await _timers(bot).refresh_deferred_tables(int(time.time() * 1000) + 1_000)
+    reveals = _reveals(bot)
+    assert len(reveals) == 1 and "Caught bluffing!" in reveals[0]
+    assert "pile: 0 cards" in ((await table_record(bot)).plain_text or "")
+
+
+async def test_last_cards_accepted_by_the_clock_then_a_502_end_with_the_result_shown(
+    bot: BotHarness,
+) -> None:
+    state = state_with([cards("A♣"), cards("2♣", "7♦"), cards("3♣", "8♦")], rest_to=2)
+    await install_game(bot, seated(state, list(PLAYERS)))
+    for user in PLAYERS:
+        await bot.start_private(user, f"h{GROUP_ID}")
+    await play(bot, ANN, [Rank.ACE])
+    assert (await game_state(bot)).phase is Phase.FINAL_CHECK
+    session, _ = await bot.store.load(GROUP_ID)
+    assert session is not None
+    bot.fake.fail_always(_once_to_group("sendMessage"), 502, "Bad Gateway")
+    await _timers(bot).fire_due(session.deadline_ms)  # the clock accepts; the result is refused
+    assert (await game_state(bot)).phase is Phase.FINISHED
+    await _timers(bot).refresh_deferred_tables(session.deadline_ms + 1_000)
+    final = await table_record(bot)
+    assert "Ann played out their hand and wins!" in final.seen_text
+    assert bot.fake.last_message(GROUP_ID).message_id == final.message_id
+    assert _answer_buttons(bot) == []
+
+
+async def test_a_hand_edit_that_lands_after_a_newer_one_is_shown_again(bot: BotHarness) -> None:
+    """Two presses in flight: Bob's pick is drawn from the game before his play, and Telegram
+    takes it after the play's edit: the hand would show cards already played."""
+    await _ann_bluffs(bot)
+    await bot.press(BOB, GROUP_ID, has_op(Op.CHALLENGE))  # caught: Ann takes the pile
+    state = await game_state(bot)
+    assert state.players[state.turn].user_id == BOB.id
+    await bot.press(BOB, BOB.id, has_op(Op.PICK, Rank.THREE))
+    hung = bot.fake.hang_next(
+        lambda method, params: method == "editMessageText" and params.get("chat_id") == BOB.id
+    )
+    pick = asyncio.create_task(bot.press(BOB, BOB.id, has_op(Op.PICK, Rank.SEVEN)))
+    await hung.arrived
+    await bot.press(BOB, BOB.id, has_op(Op.PLAY))  # the 3 goes down
+    after = await game_state(bot)
+    assert [c.rank for c in after.players[after.seat_of(BOB.id) or 0].hand] == [Rank.SEVEN]
+    hung.released.set()
+    await pick  # lands last: the hand message shows both cards again
+    await _timers(bot).refresh_deferred_tables(int(time.time() * 1000) + 1_000)
+    hand = bot.fake.last_message(BOB.id)
+    assert "Your cards in" in (hand.plain_text or "")
+    assert "(1)" in (hand.plain_text or ""), hand.plain_text
+
+
+async def test_a_table_edit_that_lands_after_a_newer_one_is_shown_again(bot: BotHarness) -> None:
+    state = state_with([cards("A♣", "K♦"), cards("2♣", "7♦"), cards("3♣", "8♦")], rest_to=2)
+    await install_game(bot, seated(state, list(PLAYERS)))
+    for user in PLAYERS:
+        await bot.start_private(user, f"h{GROUP_ID}")
+    await play(bot, ANN, [Rank.ACE])  # the table is posted
+    hung = bot.fake.hang_next(
+        lambda method, params: method == "editMessageText" and params.get("chat_id") == GROUP_ID
+    )
+    bob = asyncio.create_task(play(bot, BOB, [Rank.TWO]))
+    await hung.arrived
+    await play(bot, CAROL, [Rank.THREE])  # the table shows three plays
+    assert "pile: 3 cards" in ((await table_record(bot)).plain_text or "")
+    hung.released.set()
+    await bob  # Bob's edit lands last: the table shows two plays again
+    assert "pile: 2 cards" in ((await table_record(bot)).plain_text or "")
+    await _timers(bot).refresh_deferred_tables(int(time.time() * 1000) + 1_000)
+    assert "pile: 3 cards" in ((await table_record(bot)).plain_text or "")
