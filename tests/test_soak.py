@@ -32,3 +32,9 @@ def test_a_short_soak_reports_no_violation() -> None:
     assert figures["faults"].get("http_502", 0) >= 1
     assert figures["faults"].get("long_429", 0) == 1
     assert figures["faults"].get("poison_update", 0) == 1
+    # A process killed between a commit and Telegram's answer, outsiders at the join link.
+    assert figures["faults"].get("killed", 0) >= 1
+    assert figures["faults"].get("outsider_join", 0) == 3
+    # What players must see was shown in the end, and no table was left showing an old state.
+    assert figures["reveals_lost"] == 0 and figures["results_lost"] == 0
+    assert figures["tables_stale"] == 0, figures["stale_examples"]

@@ -36,6 +36,13 @@ link's ``/start j<chat>``. Faults:
   over (within ``LONG_FLOOD_SHOWN_S``);
 - ``poison_update``: a command whose reply Telegram refuses on every delivery: it is answered
   200 after ``MAX_FAILED_DELIVERIES`` failed deliveries, never delivered for ever;
+- ``killed``: the process handling a move dies after committing it, before Telegram answered its
+  first request (the request never gets an answer, nor does the update): Telegram delivers the
+  update again, and what the move owed the players (a reveal, the result) is shown by the clock
+  once the dead process's lease is over (``SOAK_LEASE_MS``);
+- ``edits_out_of_order``: a move's table edit reaches Telegram only after the next move's: the
+  older table lands last, and the clock shows the latest state again;
+- ``outsider_join``: someone who is not in the group opens the game's join link: refused;
 - ``http_502``: the Bot API answers a request with 502 Bad Gateway (not retried: the update fails
   with 500 and Telegram delivers it again);
 - ``clock_race``: a Play tap and the turn's timeout fired by the other process at the same time;
@@ -54,10 +61,15 @@ no group got more than one reveal message per challenge or more than one result 
 lobby's updates were applied once each (no "already open" or "already in this game" answer, at
 most one welcome per player). Any of these is a violation.
 
-What people saw late, never, or twice, without harm to the game, is counted apart ("shown late
-or lost"): a hand without its keyboard until "My cards" was tapped, a reveal message lost to a
-failed request, a stray hand or lobby message (posted twice when a message id was lost, or
-shown by two processes at once) whose buttons went out of date.
+Once the games are over and the clocks have shown what was owed, three figures must be 0:
+reveals lost (fewer reveal messages than challenges), results lost (a finished game without
+its result message) and tables left stale (a table that does not show the stored game: its pile,
+or its result and no buttons left to answer a play).
+
+What people saw late or twice, without harm to the game, is counted apart ("shown late"): a
+hand without its keyboard until "My cards" was tapped, a stray hand or lobby message (posted
+twice when a message id was lost, or shown by two processes at once) whose buttons went out of
+date.
 
 The figures are printed (``--json``: as one object); the exit status is 0 only when there is no
 violation.
@@ -91,7 +103,7 @@ import redis.asyncio as aioredis  # noqa: E402
 import redis.exceptions  # noqa: E402
 
 from tests.support.buttons import press_matcher  # noqa: E402
-from tests.support.fake_telegram import FakeTelegram, JsonDict  # noqa: E402
+from tests.support.fake_telegram import FakeTelegram, HungCall, JsonDict  # noqa: E402
 from tests.support.redis_server import RedisServer  # noqa: E402
 from tests.support.updates import UpdateFactory, User, group  # noqa: E402
 from tgcheat.bot.app import CheatApplication, build_application  # noqa: E402
@@ -145,6 +157,13 @@ LONG_FLOOD_SHOWN_S = 15.0
 POISON_GIVE_UP = 20
 #: Taps of one card, while the keyboard does not show it picked.
 PICK_TRIES = 8
+#: How long a process has to show what a move owes the players before the clock does it
+#: (production: 30 s; the offline Bot API answers within milliseconds).
+SOAK_LEASE_MS = 3_000
+#: How long a delivery that is to die waits for its first request before it is let live.
+KILL_WAIT_S = 5.0
+#: How long the end of the run waits for the clocks to show what is owed or held back.
+SETTLE_S = 30.0
 
 
 @dataclass
@@ -166,6 +185,12 @@ class FaultRates:
     #: One game's group in a flood wait this long (seconds), from its third move.
     long_flood_s: float = 4.0
     long_flood_at_move: int = 3
+    #: A committing process dies, per move tap (Play, Cheat!, I believe you); and in one
+    #: game at this move for sure.
+    killed: float = 0.02
+    killed_at_move: int = 2
+    #: A move's table edit overtaken by the next move's, per move.
+    out_of_order: float = 0.03
 
 
 @dataclass
@@ -177,8 +202,11 @@ class Stats:
     faults: Counter[str] = field(default_factory=Counter)
     moves: Counter[str] = field(default_factory=Counter)
     outcomes: Counter[str] = field(default_factory=Counter)
-    #: Figures of what was shown late or lost, informational (not violations).
+    #: Figures of what was shown late, informational (not violations).
     shown: Counter[str] = field(default_factory=Counter)
+    #: What must be 0 at the end: reveals and results lost, tables left stale.
+    lost: Counter[str] = field(default_factory=Counter)
+    lost_examples: list[str] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
     errors_logged: Counter[str] = field(default_factory=Counter)
 
@@ -261,7 +289,11 @@ async def bot_process(
     config = Config(telegram_bot_token=TOKEN, webhook_url=WEBHOOK_URL, webhook_secret=SECRET)
     client = aioredis.from_url(redis_url, decode_responses=False, health_check_interval=30)
     application = build_application(
-        config, client, request=fake, group_messages_per_minute=UNLIMITED
+        config,
+        client,
+        request=fake,
+        group_messages_per_minute=UNLIMITED,
+        outbox_lease_ms=SOAK_LEASE_MS,
     )
     assert isinstance(application, CheatApplication)
     _seed_dealer(application, seed)
@@ -305,14 +337,25 @@ class Telegram:
         self.updates = UpdateFactory(fake)
         #: Games being played right now.
         self.games_running = 0
+        #: Deliveries whose process died: never answered, cancelled when the run ends.
+        self.dead: list[asyncio.Task[int]] = []
 
-    async def deliver(self, update: JsonDict, *, first: Process | None = None) -> None:
+    async def deliver(
+        self,
+        update: JsonDict,
+        *,
+        first: Process | None = None,
+        kill_in: frozenset[int] = frozenset(),
+    ) -> None:
         """Deliver until a process accepts it (200), as Telegram does; returns once every
-        delivery of it has finished."""
+        delivery of it has finished. ``kill_in``: the first delivery's process dies at its
+        first request to one of these chats."""
         self.stats.updates += 1
         pending: list[asyncio.Task[int]] = []
         delay = 0.05
         try:
+            if kill_in:
+                await self._killed(update, first or self.rng.choice(self.processes), kill_in)
             for attempt in range(400):
                 process = first if first is not None and attempt == 0 else None
                 if await self._attempt(update, process, pending):
@@ -323,6 +366,27 @@ class Telegram:
         finally:
             if pending:
                 await asyncio.gather(*pending)
+
+    async def _killed(self, update: JsonDict, process: Process, chats: frozenset[int]) -> None:
+        """A delivery whose process dies once it has sent its first request to one of
+        ``chats`` (after the commit): that request and the update are never answered."""
+        self.stats.deliveries += 1
+        hung = self.fake.hang_next(lambda method, params: params.get("chat_id") in chats)
+        post = asyncio.create_task(process.post(update, answer_lost=True))
+        either: set[asyncio.Future[Any]] = {hung.arrived, post}
+        await asyncio.wait(either, timeout=KILL_WAIT_S, return_when=asyncio.FIRST_COMPLETED)
+        if not hung.arrived.done():
+            # It sent nothing there (refused, or only a pop-up): an answer lost, no death.
+            self.fake.unhang(hung)
+            await post
+            return
+        self.stats.faults["killed"] += 1
+        self.dead.append(post)
+
+    async def bury_the_dead(self) -> None:
+        for post in self.dead:
+            post.cancel()
+        await asyncio.gather(*self.dead, return_exceptions=True)
 
     async def _attempt(
         self, update: JsonDict, process: Process | None, pending: list[asyncio.Task[int]]
@@ -375,6 +439,7 @@ class GameDriver:
         *,
         long_flood: bool = False,
         poison: bool = False,
+        killed: bool = False,
     ) -> None:
         self.number = number
         self.telegram = telegram
@@ -396,7 +461,25 @@ class GameDriver:
         #: This game's group meets a long flood wait (once), and a poison update (once).
         self.long_flood = long_flood
         self.poison = poison
+        #: This game's process dies after a move (once, at ``killed_at_move``).
+        self.killed = killed
         self.moves_made = 0
+        #: The next move tap's process dies after committing it.
+        self.kill_next = False
+        #: The group's next table edit is held back until the next move was shown.
+        self.hung: HungCall | None = None
+        #: A move's delivery still running (its table edit held back).
+        self.background: list[asyncio.Task[None]] = []
+
+    @property
+    def chats(self) -> frozenset[int]:
+        """The game's chats: its group and its players' private chats."""
+        return frozenset({self.chat_id, *(user.id for user in self.users)})
+
+    def kill_in(self) -> frozenset[int]:
+        """Where the next move tap's process dies, if it is to."""
+        kill, self.kill_next = self.kill_next, False
+        return self.chats if kill else frozenset()
 
     def fail(self, text: str) -> None:
         self.stats.violation(f"game {self.number} ({self.preset}): {text}")
@@ -429,10 +512,16 @@ class GameDriver:
             return False
         # The players are in the group: only its members join through its link.
         self.fake.set_members(self.chat_id, [user.id for user in self.users])
+        outsider = User(900_000 + self.number, f"Outsider{self.number}")
+        self.stats.faults["outsider_join"] += 1
+        await self.telegram.deliver(updates.start_private(outsider, f"j{self.chat_id}"))
         for user in self.users:
             await self.telegram.deliver(updates.start_private(user, f"j{self.chat_id}"))
         _, session = await self.read()
         joined = {uid for uid, _ in session.lobby.players} if session and session.lobby else set()
+        if outsider.id in joined:
+            self.fail("someone outside the group joined through its link")
+            return False
         if joined != {u.id for u in self.users}:
             self.fail(f"joined {sorted(joined)}, expected every player")
             return False
@@ -463,8 +552,16 @@ class GameDriver:
                 self.finished = True
                 return
             self.moves_made += 1
-            if self.long_flood and self.moves_made == self.telegram.rates.long_flood_at_move:
+            rates = self.telegram.rates
+            if self.long_flood and self.moves_made == rates.long_flood_at_move:
                 await self.move_in_a_long_flood(session, state, version)
+                continue
+            if (
+                self.killed and self.moves_made == rates.killed_at_move
+            ) or self.rng.random() < rates.killed:
+                self.kill_next = True
+            elif self.rng.random() < rates.out_of_order:
+                await self.move_out_of_order(session, state, version)
                 continue
             if not await self.move(session, state, version):
                 self.stale_in_a_row += 1
@@ -488,7 +585,12 @@ class GameDriver:
         rates = self.telegram.rates
         roll = self.rng.random()
         predictions: list[Predicted]
-        if deadline and roll < rates.timeout:
+        timing_out = bool(deadline) and roll < rates.timeout
+        if self.hung is not None and (timing_out or not isinstance(action, Play)):
+            # Only a play's table edit is held back (any other move waits for its requests).
+            self.fake.unhang(self.hung)
+            self.hung = None
+        if timing_out:
             # Too slow: the clock plays for them (fired by one process, as its clock would).
             self.stats.faults["timeout"] += 1
             CLOCK.reach(deadline)
@@ -563,6 +665,45 @@ class GameDriver:
                 return
             await asyncio.sleep(0.2)
         self.stats.shown["long_429_shown_after_s"] = round(time.monotonic() - ends, 1)
+
+    async def move_out_of_order(self, session: Session, state: GameState, version: int) -> None:
+        """A move whose table edit reaches Telegram only after the next move's: the older
+        table lands last, and the clock must show the latest one again."""
+        self.hung = self.fake.hang_next(
+            lambda method, params: (
+                method == "editMessageText" and params.get("chat_id") == self.chat_id
+            )
+        )
+        await self.move(session, state, version)
+        hung, self.hung = self.hung, None
+        first = self.background.pop() if self.background else None
+        if hung is None or not hung.arrived.done():
+            # The move edited no table (it moved, or was refused): nothing was overtaken.
+            if hung is not None:
+                self.fake.unhang(hung)
+            if first is not None:
+                await first
+            return
+        self.stats.faults["edits_out_of_order"] += 1
+        version, session_now = await self.read()
+        if session_now is not None and session_now.game is not None:
+            game = session_now.game
+            if game.phase is not Phase.FINISHED:
+                self.moves_made += 1
+                await self.move(session_now, game, version)
+        hung.released.set()
+        if first is not None:
+            await first
+
+    async def settled(self) -> bool:
+        """Wait until the clock has shown what the game owes its players or held back (at
+        most SETTLE_S); whether it has."""
+        until = time.monotonic() + SETTLE_S
+        while await self.held_back():
+            if time.monotonic() > until:
+                return False
+            await asyncio.sleep(0.2)
+        return True
 
     def others_running(self) -> bool:
         return self.telegram.games_running > 1
@@ -733,16 +874,27 @@ class GameDriver:
         update = self.tap_update(
             user,
             user.id,
-            lambda p: fresh(p)
-            and p.op is Op.PLAY
-            and rank_of(p) is play.rank
-            and selection_of(p) == picked,
+            lambda p: (
+                fresh(p)
+                and p.op is Op.PLAY
+                and rank_of(p) is play.rank
+                and selection_of(p) == picked
+            ),
         )
         if update is None:
             self.stats.shown["play_missing"] += 1
             return False
-        if clock is None:
-            await self.telegram.deliver(update, first=here)
+        if clock is not None and self.hung is not None:
+            self.fake.unhang(self.hung)
+            self.hung = None
+        if clock is None and self.hung is not None:
+            # Its table edit is held back: the next move goes on meanwhile.
+            task = asyncio.create_task(self.telegram.deliver(update, first=here))
+            self.background.append(task)
+            either: set[asyncio.Future[Any]] = {self.hung.arrived, task}
+            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+        elif clock is None:
+            await self.telegram.deliver(update, first=here, kill_in=self.kill_in())
         else:
             lag = self.rng.uniform(0, 0.004)
             tap_lag, clock_lag = (lag, 0.0) if self.rng.random() < 0.5 else (0.0, lag)
@@ -766,10 +918,12 @@ class GameDriver:
             tapped = await self.tap(
                 user,
                 user.id,
-                lambda p: fresh(p)
-                and p.op is Op.PICK
-                and rank_of(p) is rank
-                and selection_of(p) == picked,
+                lambda p: (
+                    fresh(p)
+                    and p.op is Op.PICK
+                    and rank_of(p) is rank
+                    and selection_of(p) == picked
+                ),
             )
             if not tapped:
                 self.stats.shown["pick_missing"] += 1
@@ -799,9 +953,14 @@ class GameDriver:
                 self.stats.shown["answer_missing"] += 1
                 return False
             updates.append(update)
+        kill_in = self.kill_in()
         await asyncio.gather(
             *(
-                self.telegram.deliver(update, first=processes[i % len(processes)])
+                self.telegram.deliver(
+                    update,
+                    first=processes[i % len(processes)],
+                    kill_in=kill_in if i == 0 else frozenset(),
+                )
                 for i, update in enumerate(updates)
             )
         )
@@ -814,6 +973,34 @@ class GameDriver:
         return state.rules.challengers is Challengers.NEXT
 
     # -- the end -------------------------------------------------------------------------------
+
+    async def stale_table(self, state: GameState) -> str | None:
+        """What the group's table gets wrong about the stored game, if anything: the pile,
+        the result, or answer buttons left on a message that is not the live table."""
+
+        async def table_id() -> int | None:
+            raw = await self.redis.hget(f"tgc:chat:{self.chat_id}", "m:table")
+            return int(raw) if raw is not None else None
+
+        message_id = await retry_redis(table_id)
+        if message_id is None:
+            return "no table message"
+        table = self.fake.message(self.chat_id, message_id)
+        text = table.plain_text or ""
+        finished = state.phase is Phase.FINISHED
+        if finished and RESULT_MARK not in text:
+            return "the result is not on the table"
+        if not finished:
+            count = len(state.pile)
+            pile = f"pile: {count} card{'s' if count != 1 else ''}"
+            if pile not in text:
+                return f"the table does not say {pile!r}: {text[:120]!r}"
+        live = {message_id} if not finished else set()
+        answers_a_play = press_matcher(lambda press: isinstance(press, ClaimPress))
+        for record in self.fake.visible_messages(self.chat_id):
+            if any(map(answers_a_play, record.buttons)) and record.message_id not in live:
+                return f"message {record.message_id} still has answer buttons"
+        return None
 
     async def check(self) -> None:
         _, session = await self.read()
@@ -837,11 +1024,17 @@ class GameDriver:
         if reveals > self.challenges:
             self.fail(f"{reveals} reveal messages for {self.challenges} challenges")
         elif reveals < self.challenges:
-            self.stats.shown["reveals_lost"] += self.challenges - reveals
+            self.stats.lost["reveals_lost"] += self.challenges - reveals
+            self.stats.lost_examples.append(
+                f"game {self.number}: {reveals} reveal messages for {self.challenges} challenges"
+            )
         if results > (1 if finished else 0):
             self.fail(f"{results} result messages")
         elif finished and results == 0:
-            self.stats.shown["results_lost"] += 1
+            self.stats.lost["results_lost"] += 1
+        if problem := await self.stale_table(state):
+            self.stats.lost["tables_stale"] += 1
+            self.stats.lost_examples.append(f"game {self.number}: {problem}")
         # The lobby's updates (/new, each /start j<chat>) are re-delivered and duplicated too;
         # each must have been applied once: no "already" answer, one welcome per player. A
         # second lobby message is a lost message id (the lobby was posted, then Redis failed
@@ -991,7 +1184,7 @@ async def soak(games: int, seed: int, seconds: float, parallel: int, log_path: s
                 telegram = Telegram(processes, fake, rates, stats, rng)
                 reader = aioredis.from_url(server.url, decode_responses=False)
                 stack.push_async_callback(reader.aclose)
-                flooded, poisoned = rng.randrange(games), rng.randrange(games)
+                flooded, poisoned, killed = (rng.randrange(games) for _ in range(3))
                 drivers = [
                     GameDriver(
                         n,
@@ -1002,6 +1195,7 @@ async def soak(games: int, seed: int, seconds: float, parallel: int, log_path: s
                         stop_at,
                         long_flood=n == flooded,
                         poison=n == poisoned,
+                        killed=n == killed,
                     )
                     for n in range(games)
                 ]
@@ -1022,6 +1216,10 @@ async def soak(games: int, seed: int, seconds: float, parallel: int, log_path: s
                 await troublemaker
                 if not server.up:
                     await asyncio.to_thread(server.start)
+                # What the dead processes owed is the clocks' once their leases are over.
+                settled = await asyncio.gather(*(d.settled() for d in drivers if d.deck_size))
+                stats.outcomes["groups not settled"] = settled.count(False)
+                await telegram.bury_the_dead()
                 for driver in drivers:
                     await driver.check()
                 fake_problems = fake.violations
@@ -1068,9 +1266,13 @@ def report(stats: Stats, games: int, seed: int) -> str:
         f"challenges: {stats.outcomes['challenges']}, "
         f"reveal messages: {stats.outcomes['reveal messages']}",
         f"poison update: answered 200 after {stats.outcomes['poison deliveries']} deliveries",
-        f"shown late or lost (recovered by the players): {counts(stats.shown)}",
+        "lost or stale at the end: "
+        f"reveals lost {stats.lost['reveals_lost']}, results lost {stats.lost['results_lost']}, "
+        f"tables stale {stats.lost['tables_stale']}",
+        f"shown late (recovered by the players): {counts(stats.shown)}",
         f"errors logged by the bot: {counts(stats.errors_logged)}",
     ]
+    lines += [f"  stale: {text}" for text in stats.lost_examples[:10]]
     lines += [f"  violation: {text}" for text in stats.violations[:30]]
     lines.append(f"violations: {len(stats.violations)}")
     return "\n".join(lines)
@@ -1092,7 +1294,11 @@ def summary(stats: Stats, games: int, seed: int) -> dict[str, Any]:
         "challenges": stats.outcomes["challenges"],
         "reveal_messages": stats.outcomes["reveal messages"],
         "poison_deliveries": stats.outcomes["poison deliveries"],
-        "shown_late_or_lost": dict(stats.shown),
+        "reveals_lost": stats.lost["reveals_lost"],
+        "results_lost": stats.lost["results_lost"],
+        "tables_stale": stats.lost["tables_stale"],
+        "stale_examples": stats.lost_examples[:10],
+        "shown_late": dict(stats.shown),
         "errors_logged": dict(stats.errors_logged),
         "violations": len(stats.violations),
         "violation_examples": stats.violations[:30],

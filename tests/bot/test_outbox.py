@@ -185,3 +185,52 @@ async def test_a_table_edit_that_lands_after_a_newer_one_is_shown_again(bot: Bot
     assert "pile: 2 cards" in ((await table_record(bot)).plain_text or "")
     await _timers(bot).refresh_deferred_tables(int(time.time() * 1000) + 1_000)
     assert "pile: 3 cards" in ((await table_record(bot)).plain_text or "")
+
+
+async def test_an_older_edit_landing_on_a_table_that_became_history_is_undone(
+    bot: BotHarness,
+) -> None:
+    """Bob's play is shown while Carol's Cheat! on it moves the table down: the play's edit of
+    the old table, landing last, would turn the reveal line back into a table with buttons."""
+    state = state_with([cards("A♣", "K♦"), cards("3♣", "7♦"), cards("4♣", "8♦")], rest_to=2)
+    await install_game(bot, seated(state, list(PLAYERS)))
+    for user in PLAYERS:
+        await bot.start_private(user, f"h{GROUP_ID}")
+    await play(bot, ANN, [Rank.ACE])  # the table is posted
+    old_table = (await table_record(bot)).message_id
+    hung = bot.fake.hang_next(
+        lambda method, params: method == "editMessageText" and params.get("chat_id") == GROUP_ID
+    )
+    carols_turn = bot.fake.wait_for_call(
+        lambda call: call.method == "sendMessage" and call.params.get("chat_id") == CAROL.id
+    )
+    bob = asyncio.create_task(play(bot, BOB, [Rank.THREE]))  # a 3 as a 2
+    await hung.arrived
+    await carols_turn  # her turn message offers Cheat! on Bob's play
+    await bot.press(CAROL, CAROL.id, has_op(Op.CHALLENGE))
+    assert "calls Cheat on" in (bot.fake.message(GROUP_ID, old_table).plain_text or "")
+    hung.released.set()
+    await bob
+    former = bot.fake.message(GROUP_ID, old_table)
+    assert "calls Cheat on" in (former.plain_text or "") and not former.buttons
+    assert _reveals(bot) == [former.plain_text]
+    await _timers(bot).refresh_deferred_tables(int(time.time() * 1000) + 1_000)
+    assert _answer_buttons(bot) == []
+
+
+async def test_an_old_table_that_could_not_become_history_goes_and_the_clock_shows_the_line(
+    bot: BotHarness,
+) -> None:
+    await _ann_bluffs(bot)
+    old_table = (await table_record(bot)).message_id
+    bot.fake.fail_always(_once_to_group("editMessageText"), 502, "Bad Gateway")
+    with pytest.raises(TelegramError):
+        await bot.press(BOB, GROUP_ID, has_op(Op.CHALLENGE))
+    assert _reveals(bot) == []  # the old table still shows the claim, with its buttons
+    await _timers(bot).refresh_deferred_tables(int(time.time() * 1000) + 1_000)
+    assert bot.fake.message(GROUP_ID, old_table).deleted
+    reveals = _reveals(bot)
+    assert len(reveals) == 1 and "Caught bluffing!" in reveals[0]
+    table = await table_record(bot)
+    assert bot.fake.last_message(GROUP_ID).message_id == table.message_id
+    assert _answer_buttons(bot) == []

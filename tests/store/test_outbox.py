@@ -12,11 +12,12 @@ from redis.asyncio import Redis
 from tests.store.helpers import CHAT, game_session
 from tgcheat.store.budget import Held
 from tgcheat.store.games import GameStore, MustShow
-from tgcheat.store.messages import TABLE_ROLE, hand_role
-from tgcheat.store.scripts import OUTBOX_ENTRIES, OUTBOX_LEASE_MS
+from tgcheat.store.messages import TABLE_ROLE, Recorded, hand_role
+from tgcheat.store.scripts import HISTORY_KEPT, OUTBOX_ENTRIES, OUTBOX_LEASE_MS
 from tgcheat.table.session import MessageIds
 
 DEFERRED = "tgc:deferred-tables"
+NOTHING = Recorded((), None)
 
 
 async def _commit(store: GameStore, owed: MustShow | None, title: str = "t") -> int:
@@ -95,20 +96,55 @@ async def test_an_older_version_shown_after_a_newer_one_is_shown_again(redis: Re
     await _commit(store, None)
     now = int(time.time() * 1000)
     hand = hand_role(5)
-    assert await store.messages.record(CHAT, 3, now, shown=[TABLE_ROLE, hand]) == ()
+    assert await store.messages.record(CHAT, 3, now, shown=[TABLE_ROLE, hand]) == NOTHING
     # The same version again, or a newer one: nothing overtaken.
-    assert await store.messages.record(CHAT, 3, now, shown=[TABLE_ROLE]) == ()
-    assert await store.messages.record(CHAT, 4, now, shown=[hand]) == ()
+    assert await store.messages.record(CHAT, 3, now, shown=[TABLE_ROLE]) == NOTHING
+    assert await store.messages.record(CHAT, 4, now, shown=[hand]) == NOTHING
     # An older one landing last: both are queued for the clock, which shows them again.
-    overtaken = await store.messages.record(
+    recorded = await store.messages.record(
         CHAT, 2, now, ids=MessageIds(table=9), shown=[TABLE_ROLE, hand]
     )
-    assert set(overtaken) == {TABLE_ROLE, hand}
+    assert set(recorded.overtaken) == {TABLE_ROLE, hand}
     assert (await store.load(CHAT))[1].table == 9
     assert await store.budget.release(CHAT, now) == Held(table=True, hands=(5,))
 
 
 async def test_nothing_is_recorded_for_a_session_that_is_gone(redis: Redis) -> None:
     store = GameStore(redis)
-    assert await store.messages.record(1, 1, 0, ids=MessageIds(table=3), shown=[TABLE_ROLE]) == ()
+    recorded = await store.messages.record(1, 1, 0, ids=MessageIds(table=3), shown=[TABLE_ROLE])
+    assert recorded == NOTHING
     assert await redis.exists("tgc:chat:1") == 0
+
+
+async def test_a_publisher_still_showing_hands_keeps_its_lease_for_them(redis: Redis) -> None:
+    store = GameStore(redis)
+    version = await _commit(store, MustShow(("reveal",), table=True, hands=(5, 6)))
+    now = int(time.time() * 1000)
+    rest = MustShow(hands=(6,))
+    assert await store.budget.settle(CHAT, version, now, rest, still_showing=True)
+    assert await store.budget.release(CHAT, now + 1_000) is None
+    later = now + OUTBOX_LEASE_MS + 5_000
+    assert await store.budget.release(CHAT, later) == Held(table=False, hands=(6,))
+
+
+async def test_a_table_message_that_became_history_is_told_with_its_line(redis: Redis) -> None:
+    store = GameStore(redis)
+    await _commit(store, None)
+    now = int(time.time() * 1000)
+    await store.messages.add(CHAT, MessageIds(table=12), history=(11, "Bob calls Cheat on Ann"))
+    recorded = await store.messages.record(CHAT, 5, now, shown=[TABLE_ROLE], table_message=11)
+    assert recorded == Recorded((), "Bob calls Cheat on Ann")
+    assert await store.messages.record(CHAT, 5, now, shown=[TABLE_ROLE], table_message=12) == (
+        NOTHING
+    )
+
+
+async def test_a_session_keeps_the_lines_of_its_last_former_tables_only(redis: Redis) -> None:
+    store = GameStore(redis)
+    await _commit(store, None)
+    for message_id in range(1, HISTORY_KEPT + 4):
+        await store.messages.add(
+            CHAT, MessageIds(table=message_id + 1), history=(message_id, f"line {message_id}")
+        )
+    kept = [f for f in await redis.hkeys(f"tgc:chat:{CHAT}") if f.startswith(b"m:h:")]
+    assert sorted(int(f[4:]) for f in kept) == list(range(4, HISTORY_KEPT + 4))

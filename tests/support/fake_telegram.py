@@ -1388,6 +1388,11 @@ class FakeTelegram(BaseRequest):
         self._hangs.append(hung)
         return hung
 
+    def unhang(self, hung: HungCall) -> None:
+        """A hang that no call met is called off."""
+        if hung in self._hangs:
+            self._hangs.remove(hung)
+
     def wait_for_call(self, matches: Callable[[ApiCall], bool]) -> asyncio.Future[ApiCall]:
         """A future of the next call for which ``matches`` holds, once it is answered."""
         waiter: asyncio.Future[ApiCall] = asyncio.get_running_loop().create_future()

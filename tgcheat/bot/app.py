@@ -31,7 +31,7 @@ from tgcheat.bot.sender import ChatFlooded, Sender
 from tgcheat.bot.taps import Tap
 from tgcheat.bot.timers import Timers
 from tgcheat.i18n import N_, available_languages, load_all, translator
-from tgcheat.store.games import GROUP_MESSAGES_PER_MINUTE, GameStore
+from tgcheat.store.games import GROUP_MESSAGES_PER_MINUTE, OUTBOX_LEASE_MS, GameStore
 
 if TYPE_CHECKING:
     from tgcheat.config import Config
@@ -230,6 +230,7 @@ def build_application(
     *,
     request: BaseRequest | None = None,
     group_messages_per_minute: int = GROUP_MESSAGES_PER_MINUTE,
+    outbox_lease_ms: int = OUTBOX_LEASE_MS,
 ) -> Application:  # type: ignore[type-arg]
     """The bot.
 
@@ -254,7 +255,10 @@ def build_application(
     # Updates of different chats are independent; within a chat the store serialises changes.
     application = builder.concurrent_updates(True).build()
     store = GameStore(
-        redis, prefix=config.redis_prefix, group_messages_per_minute=group_messages_per_minute
+        redis,
+        prefix=config.redis_prefix,
+        group_messages_per_minute=group_messages_per_minute,
+        outbox_lease_ms=outbox_lease_ms,
     )
     sender = Sender(application.bot)
     publisher = Publisher(store, sender)

@@ -11,10 +11,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from telegram.error import TelegramError
 
 from tgcheat.bot import views
@@ -39,6 +42,11 @@ UNREACHABLE = -1
 _NOTHING_TO_KEEP = MessageIds()
 #: A hand job's result when the player's private chat is in a flood wait: the clock shows it.
 HELD = -2
+#: When the clock looks again at what it failed to show (a request refused, Redis away).
+RETRY_HELD_MS = 1_000
+#: How long a publisher keeps trying to tell Redis that what a change owed was shown (Redis
+#: restarting): until it does, the clock would show it a second time once the lease is over.
+SETTLE_TRIES_S = 10.0
 
 
 def must_show(session: Session, events: Sequence[Event]) -> MustShow | None:
@@ -82,6 +90,8 @@ class _Showing:
     hands: set[int] = field(default_factory=set)
     #: The table message now shows ``version``.
     table_shown: bool = False
+    #: Which message that is (an edit may land after the table moved on).
+    table_message: int | None = None
 
     def line_shown(self, line: str) -> None:
         if line in self.lines:
@@ -169,6 +179,7 @@ class Publisher:
             await self._refresh_later(session.chat_id)
             raise
         showing.table_shown = new is not None
+        showing.table_message = new
         if new is not None and new != old:
             await self.store.messages.add(session.chat_id, MessageIds(table=new))
 
@@ -202,7 +213,9 @@ class Publisher:
             return
         showing.table = False
         showing.table_shown = True
-        await self.store.messages.add(chat_id, MessageIds(table=new))
+        showing.table_message = new
+        line = (old, history) if old is not None and history is not None else None
+        await self.store.messages.add(chat_id, MessageIds(table=new), history=line)
         if old is None:
             return
         if history is None:
@@ -212,11 +225,30 @@ class Publisher:
             if await self.sender.edit(chat_id, old, views.View(history)) is Edit.GONE:
                 await self.sender.send(chat_id, views.View(history), silent=True)
         except ChatFlooded as flooded:
+            if showing.owed:
+                await self._history_failed(chat_id, old, showing, flooded.until_ms)
+                return
             # The new table is out (posting it again would repeat a game's result): the line
             # follows it when the wait is over.
-            await self._hold_group(chat_id, flooded, lines=showing.held([history]))
+            await self._hold_group(chat_id, flooded, lines=[history])
             return
+        except TelegramError:
+            if not showing.owed:
+                raise
+            await self._history_failed(chat_id, old, showing, self.sender.clock())
+            raise
         showing.line_shown(history)
+
+    async def _history_failed(
+        self, chat_id: int, old: int, showing: _Showing, until_ms: int
+    ) -> None:
+        """The old table did not become its line: it goes (its buttons are out of date), and
+        the clock shows the line with the table posted anew below it."""
+        showing.table = True
+        now = self.sender.clock()
+        await self.store.budget.hold(
+            chat_id, max(until_ms, now), now, group_flooded=until_ms > now, gone=[(chat_id, old)]
+        )
 
     async def bring_table_down(self, chat_id: int) -> None:
         """After another bot message in the group (a reply to a command): the live table is
@@ -260,9 +292,7 @@ class Publisher:
             await self._publish(session, state, shown, lines, messages, table_deferred, showing)
         finally:
             if owed:
-                await self.store.budget.settle(
-                    session.chat_id, version, self.clock(), showing.rest()
-                )
+                await self._settle(session.chat_id, version, showing.rest())
 
     async def _publish(
         self,
@@ -283,6 +313,8 @@ class Publisher:
             table = self._move_table_down(session, state, messages, lines, showing)
         else:
             table = self._refresh_table(session, state, messages, showing)
+        if table is not None and showing.owed:
+            table = self._settled_after(table, session.chat_id, showing)
         # The table (in the group) and the hands (in private chats) at once: a play waits
         # for Telegram's answers to its requests side by side, not one after the other.
         # A reveal that went out over the budget buried the table: kept in the hands' write.
@@ -292,6 +324,35 @@ class Publisher:
         )
         if shown.ended:
             await self.store.messages.clear(session.chat_id, keep_table=True)
+
+    async def _settled_after(
+        self, group: Coroutine[Any, Any, None], chat_id: int, showing: _Showing
+    ) -> None:
+        """The group's part of an owed change, then its entry settled but for the hands
+        still on their way: a process that dies while a private chat keeps it waiting leaves
+        only those for the clock, never a second reveal or result."""
+        await group
+        if not showing.lines and not showing.table:
+            hands = MustShow(hands=tuple(sorted(showing.hands)))
+            await self._settle(chat_id, showing.version, hands, still_showing=True)
+
+    async def _settle(
+        self, chat_id: int, version: int, rest: MustShow, *, still_showing: bool = False
+    ) -> None:
+        """Tell Redis what of a change's entry was shown (``GroupBudget.settle``), through a
+        Redis restart: an entry left unsettled is shown again by the clock."""
+        delay, give_up = 0.05, time.monotonic() + SETTLE_TRIES_S
+        while True:
+            try:
+                await self.store.budget.settle(
+                    chat_id, version, self.clock(), rest, still_showing=still_showing
+                )
+                return
+            except (RedisConnectionError, RedisTimeoutError):
+                if time.monotonic() > give_up:
+                    raise
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 1.0)
 
     async def _move_table_down(
         self,
@@ -375,6 +436,7 @@ class Publisher:
             await self._refresh_later(chat_id)
             raise
         showing.table_shown = outcome is Edit.DONE
+        showing.table_message = message_id
 
     async def publish_hands_only(
         self, session: Session, state: GameState, messages: MessageIds, version: int
@@ -568,13 +630,27 @@ class Publisher:
         """Keep ``ids`` and which version the messages just shown draw ("latest state wins"):
         one of them that a newer version reached first is shown again by the clock."""
         roles = [hand_role(user_id) for user_id in hands]
+        table_message = None
         if showing.table_shown:
             roles.append(TABLE_ROLE)
-        overtaken = await self.store.messages.record(
-            chat_id, showing.version, self.clock(), ids=ids, shown=roles
+            table_message = showing.table_message
+        recorded = await self.store.messages.record(
+            chat_id,
+            showing.version,
+            self.clock(),
+            ids=ids,
+            shown=roles,
+            table_message=table_message,
         )
-        if overtaken:
-            log.info("chat %s: %s overtaken by a newer state, shown again", chat_id, overtaken)
+        if recorded.overtaken:
+            log.info(
+                "chat %s: %s overtaken by a newer state, shown again", chat_id, recorded.overtaken
+            )
+        if recorded.history is not None and table_message is not None:
+            # The table moved on while this edit was on its way (it read the table's id before
+            # the move): the message it reached is a line of the history again.
+            log.info("chat %s: message %s was a table again, made history", chat_id, table_message)
+            await self.sender.edit(chat_id, table_message, views.View(recorded.history))
 
     async def record_hand(self, chat_id: int, version: int, user_id: int) -> None:
         """A player's hand message was drawn from ``version`` (a card picked)."""
@@ -643,13 +719,34 @@ class Publisher:
             log.info("private chat %s in a flood wait: a message was not sent", flooded.chat_id)
 
     async def show_held(self, chat_id: int, held: Held) -> None:
-        """The clock's turn at what a group's budget or a flood wait held back (``held``,
-        released to this process alone): the announcements, then the latest table, and the
-        hands that were not shown."""
+        """The clock's turn at what a group's budget, a flood wait or a failed request held
+        back (``held``, released to this process alone): the announcements, then the latest
+        table, and the hands that were not shown. When a request fails on the way, what was
+        not shown yet is held again for the clock's next look."""
+        unshown = list(held.lines)
+        try:
+            await self._show_held(chat_id, held, unshown)
+        except (ChatFlooded, asyncio.CancelledError):
+            raise
+        except Exception:
+            now = self.sender.clock()
+            await self.store.budget.hold(
+                chat_id,
+                now + RETRY_HELD_MS,
+                now,
+                group_flooded=False,
+                table=held.table,
+                lines=unshown,
+                hands=held.hands,
+            )
+            raise
+
+    async def _show_held(self, chat_id: int, held: Held, unshown: list[str]) -> None:
         for gone_chat, message_id in held.gone:
             await self._delete(chat_id, gone_chat, message_id)
         session, messages, version = await self.store.read(chat_id)
         if session is None:
+            unshown.clear()
             return
         showing = _Showing(version)
         for index, line in enumerate(held.lines):
@@ -657,11 +754,13 @@ class Publisher:
                 await self.sender.send(chat_id, views.View(line), silent=True)
             except ChatFlooded as flooded:
                 rest = held.lines[index:]
+                unshown.clear()
                 await self._hold_group(
                     chat_id, flooded, table=held.table, lines=rest, bury=held.table
                 )
                 await self._hold_hands(chat_id, [(user, HELD) for user in held.hands])
                 return
+            unshown.pop(0)
         if held.table:
             if held.lines:
                 # The table that waited comes below them. (Lines held without the table

@@ -127,11 +127,18 @@ class GroupBudget:
         await bounded(self._hold(keys=call.keys, args=call.args))
 
     async def settle(
-        self, chat_id: int, version: int, now_ms: int, rest: MustShow | None = None
+        self,
+        chat_id: int,
+        version: int,
+        now_ms: int,
+        rest: MustShow | None = None,
+        *,
+        still_showing: bool = False,
     ) -> bool:
         """The change committed at ``version`` was shown, what it owed the players (its
-        must-see entry goes), or all but ``rest``, which the clock shows now. False when the
-        entry was gone already (taken by the clock after the lease)."""
+        must-see entry goes), or all but ``rest``, which the clock shows now (or, while the
+        publisher is ``still_showing`` it, when the lease is over). False when the entry was
+        gone already (taken by the clock after the lease)."""
         call = settle_call(
             budget_key=self._keys.budget(chat_id),
             deferred_key=self._keys.deferred_tables,
@@ -139,6 +146,7 @@ class GroupBudget:
             version=version,
             rest=b"" if rest is None or rest.empty else rest.entry(),
             now_ms=now_ms,
+            still_showing=still_showing,
         )
         return bool(await bounded(self._settle(keys=call.keys, args=call.args)))
 

@@ -21,7 +21,7 @@ from tgcheat.store.hints import ChatHints
 from tgcheat.store.keys import KEY_PREFIX, Keys
 from tgcheat.store.messages import Messages
 from tgcheat.store.outbox import MustShow
-from tgcheat.store.scripts import GROUP_BURST, REMEMBERED_UPDATES
+from tgcheat.store.scripts import GROUP_BURST, OUTBOX_LEASE_MS, REMEMBERED_UPDATES
 from tgcheat.store.sessions import (
     SESSION_TTL_S,
     Change,
@@ -40,6 +40,7 @@ __all__ = [
     "GROUP_MESSAGES_PER_MINUTE",
     "KEY_PREFIX",
     "OPERATION_TIMEOUT_S",
+    "OUTBOX_LEASE_MS",
     "REMEMBERED_UPDATES",
     "SESSION_TTL_S",
     "Change",
@@ -61,6 +62,7 @@ class GameStore:
         *,
         prefix: str = KEY_PREFIX,
         group_messages_per_minute: int = GROUP_MESSAGES_PER_MINUTE,
+        outbox_lease_ms: int = OUTBOX_LEASE_MS,
     ) -> None:
         self._redis = redis
         #: The names of the store's keys.
@@ -69,7 +71,9 @@ class GameStore:
         self._hints = ChatHints()
         direct = DirectCommands(redis)
         self.budget = GroupBudget(redis, self.keys, group_messages_per_minute)
-        self.sessions = Sessions(redis, direct, self.keys, self._hints, self.budget)
+        self.sessions = Sessions(
+            redis, direct, self.keys, self._hints, self.budget, outbox_lease_ms=outbox_lease_ms
+        )
         self.messages = Messages(redis, direct, self.keys, self._hints)
         self.settings = Settings(redis, self.keys)
         self.clock = Deadlines(redis, self.keys)

@@ -22,6 +22,9 @@ MESSAGE_FIELD = "m:"
 #: The prefix of the fields that say which version each message shows ("m:s:table",
 #: "m:s:hand:<user id>"): message fields, so they go with the message ids.
 SHOWN_FIELD = MESSAGE_FIELD + "s:"
+#: The prefix of the fields that keep the line a former table message became ("m:h:<message
+#: id>"), so that an older edit landing on it later can be undone.
+HISTORY_FIELD = MESSAGE_FIELD + "h:"
 
 
 class Keys:

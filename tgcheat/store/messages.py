@@ -9,12 +9,13 @@ of the chat (tgcheat.store.hints), which a change may start from instead of read
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from redis.asyncio import Redis
 
 from tgcheat.store.direct import DirectCommands
 from tgcheat.store.hints import ChatHints
-from tgcheat.store.keys import MESSAGE_FIELD, Keys
+from tgcheat.store.keys import HISTORY_FIELD, MESSAGE_FIELD, Keys
 from tgcheat.store.scripts import (
     CLEAR_MESSAGES_SCRIPT,
     RECORD_SCRIPT,
@@ -45,15 +46,20 @@ class Messages:
         self._clear = redis.register_script(CLEAR_MESSAGES_SCRIPT)
         self._record = redis.register_script(RECORD_SCRIPT)
 
-    async def add(self, chat_id: int, ids: MessageIds) -> None:
-        """Keep the ids of messages just sent (merged into those kept). Kept only while the
-        session is: ids of messages sent as it went away are dropped."""
+    async def add(
+        self, chat_id: int, ids: MessageIds, *, history: tuple[int, str] | None = None
+    ) -> None:
+        """Keep the ids of messages just sent (merged into those kept), and ``history``: the
+        line a former table message (its id) becomes. Kept only while the session is: ids of
+        messages sent as it went away are dropped."""
         if ids.empty:
             return
         self._hints.add_messages(chat_id, ids)
-        call = set_messages_call(
-            session_key=self._keys.session(chat_id), fields=message_fields(ids)
-        )
+        fields: list[tuple[str, int | str]] = list(message_fields(ids))
+        if history is not None:
+            message_id, line = history
+            fields.append((f"{HISTORY_FIELD}{message_id}", line))
+        call = set_messages_call(session_key=self._keys.session(chat_id), fields=fields)
         await bounded(self._direct.run_script(self._set, call.keys, call.args))
 
     async def record(
@@ -64,13 +70,16 @@ class Messages:
         *,
         ids: MessageIds = _NO_IDS,
         shown: Iterable[str] = (),
-    ) -> tuple[str, ...]:
+        table_message: int | None = None,
+    ) -> Recorded:
         """Keep ``ids`` (as ``add``) and that the messages ``shown`` ("table",
-        "hand:<user id>", see ``shown_role``) were drawn from ``version``: the roles of those a
-        newer version was shown in already, which the clock shows again (RECORD_SCRIPT)."""
+        "hand:<user id>", see ``hand_role``) were drawn from ``version``; those a newer
+        version was shown in already are shown again by the clock (RECORD_SCRIPT).
+        ``table_message``: where the table was shown, which may have become a line of the
+        history meanwhile."""
         roles = tuple(shown)
         if ids.empty and not roles:
-            return ()
+            return _NOTHING_RECORDED
         if not ids.empty:
             self._hints.add_messages(chat_id, ids)
         call = record_call(
@@ -82,9 +91,14 @@ class Messages:
             now_ms=now_ms,
             fields=message_fields(ids),
             shown=roles,
+            table_message=table_message,
         )
-        answer = await bounded(self._direct.run_script(self._record, call.keys, call.args))
-        return tuple(role.decode() if isinstance(role, bytes) else str(role) for role in answer)
+        overtaken, history = await bounded(
+            self._direct.run_script(self._record, call.keys, call.args)
+        )
+        return Recorded(
+            tuple(_text(role) for role in overtaken or ()), _text(history) if history else None
+        )
 
     async def clear(self, chat_id: int, *, keep_table: bool = False) -> None:
         """Forget the message ids of a finished game (all but the table's, with
@@ -97,6 +111,22 @@ class Messages:
 
 
 TABLE_ROLE = "table"
+
+
+class Recorded(NamedTuple):
+    """What ``Messages.record`` found."""
+
+    #: The roles of messages a newer version reached first (the clock shows them again).
+    overtaken: tuple[str, ...]
+    #: The line of the history the table message shown has become, if it has.
+    history: str | None
+
+
+_NOTHING_RECORDED = Recorded((), None)
+
+
+def _text(raw: bytes | str) -> str:
+    return raw.decode() if isinstance(raw, bytes) else str(raw)
 
 
 def hand_role(user_id: int) -> str:

@@ -14,6 +14,7 @@ from typing import NamedTuple
 from tgcheat.store.direct import Arg
 from tgcheat.store.keys import (
     DOCUMENT_FIELD,
+    HISTORY_FIELD,
     MESSAGE_FIELD,
     SHOWN_FIELD,
     UPDATES_FIELD,
@@ -30,6 +31,8 @@ OUTBOX_ENTRIES = 32
 #: How long the process that committed a change has to show what players must see of it before
 #: the clock shows it instead: longer than a Bot API request may take (the sender's timeouts).
 OUTBOX_LEASE_MS = 30_000
+#: Former tables whose history line a session keeps (the latest; see SET_MESSAGES_SCRIPT).
+HISTORY_KEPT = 8
 #: How long update ids are worth remembering: Telegram keeps an update for a day at most, and
 #: after a week without updates it may number them from anywhere (Bot API, getUpdates).
 UPDATE_MEMORY_MS = 24 * 3600 * 1000
@@ -508,7 +511,8 @@ def release_call(
 
 # A publisher's word on the must-see entry of the change it published (keys and arguments:
 # settle_call): shown (no ``rest``: the entry goes), or not all of it (``rest``, a JSON entry of
-# what was not shown: the clock shows it now). Returns 1 when the entry was still there.
+# what was not shown: the clock shows it now, or once the lease is over when the publisher is
+# still at it). Returns 1 when the entry was still there.
 SETTLE_SCRIPT = (
     TOKEN_BUCKET
     + OUTBOX
@@ -524,6 +528,7 @@ for _, entry in ipairs(outbox) do
       local rest = cjson.decode(ARGV[3])
       rest['v'] = version
       rest['until'] = now
+      if ARGV[5] == '1' then rest['until'] = entry['until'] end
       kept[#kept + 1] = rest
     end
   else
@@ -533,7 +538,7 @@ end
 if found == 0 then return 0 end
 if #kept > 0 then
   redis.call('HSET', key, 'out', cjson.encode(kept))
-  if ARGV[3] ~= '' then due_by(KEYS[2], chat, now) end
+  if ARGV[3] ~= '' and ARGV[5] ~= '1' then due_by(KEYS[2], chat, now) end
   return 1
 end
 redis.call('HDEL', key, 'out')
@@ -547,9 +552,17 @@ return 1
 
 
 def settle_call(
-    *, budget_key: str, deferred_key: str, chat_id: int, version: int, rest: bytes, now_ms: int
+    *,
+    budget_key: str,
+    deferred_key: str,
+    chat_id: int,
+    version: int,
+    rest: bytes,
+    now_ms: int,
+    still_showing: bool = False,
 ) -> ScriptCall:
-    """SETTLE_SCRIPT's keys and arguments (``rest`` empty: all was shown)."""
+    """SETTLE_SCRIPT's keys and arguments (``rest`` empty: all was shown; ``still_showing``:
+    the rest keeps its lease)."""
     return ScriptCall(
         [
             budget_key,  # KEYS[1] the group's message budget
@@ -560,6 +573,7 @@ def settle_call(
             version,  # ARGV[2] the version whose entry is settled
             rest,  # ARGV[3] what was not shown (a JSON entry; empty: all was)
             now_ms,  # ARGV[4]
+            "1" if still_showing else "0",  # ARGV[5] the publisher is still showing the rest
         ],
     )
 
@@ -578,14 +592,28 @@ def read_call(*, session_key: str, update_id: int, first_look: bool, now_ms: int
 
 # Message ids are kept only while the session is: a message sent as the session went away
 # (expired, or the bot left) is not kept (keys and arguments: set_messages_call).
-SET_MESSAGES_SCRIPT = """
+# A former table's history line is kept too (HISTORY_FIELD), the last HISTORY_KEPT of them: an
+# edit drawn from an older state that lands on it after the table moved is undone with it.
+SET_MESSAGES_SCRIPT = f"""
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV))
+local lines = {{}}
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if string.sub(field, 1, {len(HISTORY_FIELD)}) == '{HISTORY_FIELD}' then
+    table.insert(lines, tonumber(string.sub(field, {len(HISTORY_FIELD) + 1})))
+  end
+end
+if #lines > {HISTORY_KEPT} then
+  table.sort(lines)
+  for i = 1, #lines - {HISTORY_KEPT} do
+    redis.call('HDEL', KEYS[1], '{HISTORY_FIELD}' .. string.format('%d', lines[i]))
+  end
+end
 return 1
 """
 
 
-def set_messages_call(*, session_key: str, fields: Iterable[tuple[str, int]]) -> ScriptCall:
+def set_messages_call(*, session_key: str, fields: Iterable[tuple[str, int | str]]) -> ScriptCall:
     """SET_MESSAGES_SCRIPT's keys and arguments: the message fields and their values."""
     return ScriptCall(
         [session_key],  # KEYS[1] the session hash
@@ -599,19 +627,24 @@ def set_messages_call(*, session_key: str, fields: Iterable[tuple[str, int]]) ->
 # message shown (the table, a player's hand) records the version it was drawn from, unless a
 # newer one was recorded already: then this request reached Telegram after a newer one and may
 # have overwritten it, and the message is shown again from the stored state by the clock (the
-# table waits, the hand is held). Returns the roles that were overtaken. Nothing is kept once
-# the session is gone.
+# table waits, the hand is held). The table message shown may have become a line of the history
+# meanwhile (the table moved on): then that line is returned, for the caller to restore. Returns
+# {the roles that were overtaken, the line or ''}. Nothing is kept once the session is gone.
 RECORD_SCRIPT = (
     TOKEN_BUCKET
     + OUTBOX
     + f"""
-if redis.call('EXISTS', KEYS[1]) == 0 then return {{}} end
+if redis.call('EXISTS', KEYS[1]) == 0 then return {{{{}}, ''}} end
 local chat, version, now = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-local pairs_count = tonumber(ARGV[4])
+local history = ''
+if ARGV[4] ~= '' then
+  history = redis.call('HGET', KEYS[1], '{HISTORY_FIELD}' .. ARGV[4]) or ''
+end
+local pairs_count = tonumber(ARGV[5])
 local fields = {{}}
-for i = 5, 4 + 2 * pairs_count do fields[#fields + 1] = ARGV[i] end
+for i = 6, 5 + 2 * pairs_count do fields[#fields + 1] = ARGV[i] end
 local overtaken, hands = {{}}, {{}}
-for i = 5 + 2 * pairs_count, #ARGV do
+for i = 6 + 2 * pairs_count, #ARGV do
   local role = ARGV[i]
   local field = '{SHOWN_FIELD}' .. role
   local shown = tonumber(redis.call('HGET', KEYS[1], field))
@@ -637,7 +670,7 @@ if #overtaken > 0 then
   keep(KEYS[2], 600000)
   due_by(KEYS[3], chat, now)
 end
-return overtaken
+return {{overtaken, history}}
 """
 )
 
@@ -652,9 +685,11 @@ def record_call(
     now_ms: int,
     fields: Iterable[tuple[str, int]],
     shown: Iterable[str],
+    table_message: int | None = None,
 ) -> ScriptCall:
     """RECORD_SCRIPT's keys and arguments: message id fields to keep, and the roles of the
-    messages shown at ``version`` ("table", "hand:<user id>")."""
+    messages shown at ``version`` ("table", "hand:<user id>"); ``table_message``: the message
+    the table was shown in."""
     pairs = [part for field_value in fields for part in field_value]
     return ScriptCall(
         [
@@ -666,8 +701,9 @@ def record_call(
             chat_id,  # ARGV[1]
             version,  # ARGV[2] the version the messages show
             now_ms,  # ARGV[3]
-            len(pairs) // 2,  # ARGV[4] how many field/value pairs follow
-            *pairs,  # ARGV[5..]: field, value, ...
+            "" if table_message is None else table_message,  # ARGV[4]
+            len(pairs) // 2,  # ARGV[5] how many field/value pairs follow
+            *pairs,  # ARGV[6..]: field, value, ...
             *shown,  # then the roles of the messages shown
         ],
     )

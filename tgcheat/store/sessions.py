@@ -27,7 +27,14 @@ from tgcheat.store.hints import ChatHints
 from tgcheat.store.keys import DOCUMENT_FIELD, UPDATES_FIELD, VERSION_FIELD, Keys
 from tgcheat.store.messages import message_ids
 from tgcheat.store.outbox import MustShow
-from tgcheat.store.scripts import CAS_SCRIPT, READ_SCRIPT, CasAnswer, cas_call, read_call
+from tgcheat.store.scripts import (
+    CAS_SCRIPT,
+    OUTBOX_LEASE_MS,
+    READ_SCRIPT,
+    CasAnswer,
+    cas_call,
+    read_call,
+)
 from tgcheat.store.timeout import bounded
 from tgcheat.table.session import MessageIds, Session
 
@@ -109,6 +116,8 @@ class Sessions:
         keys: Keys,
         hints: ChatHints,
         budget: GroupBudget,
+        *,
+        outbox_lease_ms: int = OUTBOX_LEASE_MS,
     ) -> None:
         #: A press's own reads and writes (see tgcheat.store.direct).
         self._direct = direct
@@ -116,6 +125,8 @@ class Sessions:
         self._hints = hints
         #: Whose rate the compare-and-set spends from.
         self._budget = budget
+        #: How long a change's must-see messages are this process's to show (OUTBOX).
+        self._lease_ms = outbox_lease_ms
         self._cas = redis.register_script(CAS_SCRIPT)
         self._read_with_update = redis.register_script(READ_SCRIPT)
 
@@ -236,6 +247,7 @@ class Sessions:
                 per_minute=self._budget.per_minute,
                 now_ms=_now_ms(),
                 outbox_entry=owed.entry() if owed is not None and not owed.empty else b"",
+                lease_ms=self._lease_ms,
             )
             answer = await bounded(self._direct.run_script(self._cas, call.keys, call.args))
             if answer in _WRITTEN:
