@@ -234,3 +234,27 @@ async def test_an_old_table_that_could_not_become_history_goes_and_the_clock_sho
     table = await table_record(bot)
     assert bot.fake.last_message(GROUP_ID).message_id == table.message_id
     assert _answer_buttons(bot) == []
+
+
+async def test_a_result_is_posted_once_when_the_old_table_could_not_become_history(
+    bot: BotHarness,
+) -> None:
+    state = state_with([cards("A♣"), cards("2♣", "7♦"), cards("3♣", "8♦")], rest_to=2)
+    await install_game(bot, seated(state, list(PLAYERS)))
+    for user in PLAYERS:
+        await bot.start_private(user, f"h{GROUP_ID}")
+    await play(bot, ANN, [Rank.ACE])  # her last card, and a true one
+    bot.fake.fail_always(_once_to_group("editMessageText"), 502, "Bad Gateway")
+    with pytest.raises(TelegramError):
+        await bot.press(BOB, GROUP_ID, has_op(Op.CHALLENGE))
+    assert (await game_state(bot)).phase is Phase.FINISHED
+    await _timers(bot).refresh_deferred_tables(int(time.time() * 1000) + 1_000)
+    results = [
+        m
+        for m in bot.fake.bot_messages(GROUP_ID, include_deleted=True)
+        if "plays out their hand and wins" in (m.plain_text or "")
+        or "played out their hand and wins" in (m.plain_text or "")
+    ]
+    assert len(results) == 1 and not results[0].deleted
+    assert len(_reveals(bot)) == 1
+    assert _answer_buttons(bot) == []

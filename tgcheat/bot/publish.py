@@ -92,6 +92,8 @@ class _Showing:
     table_shown: bool = False
     #: Which message that is (an edit may land after the table moved on).
     table_message: int | None = None
+    #: The table shown is the game's result: never posted twice.
+    final: bool = False
 
     def line_shown(self, line: str) -> None:
         if line in self.lines:
@@ -243,8 +245,9 @@ class Publisher:
         self, chat_id: int, old: int, showing: _Showing, until_ms: int
     ) -> None:
         """The old table did not become its line: it goes (its buttons are out of date), and
-        the clock shows the line with the table posted anew below it."""
-        showing.table = True
+        the clock shows the line with the table posted anew below it (a game's result is not
+        posted twice: the line comes below it)."""
+        showing.table = not showing.final
         now = self.sender.clock()
         await self.store.budget.hold(
             chat_id, max(until_ms, now), now, group_flooded=until_ms > now, gone=[(chat_id, old)]
@@ -283,7 +286,7 @@ class Publisher:
         tr = translator(session.language)
         shown = audience(state, events, session.notice)
         lines = [_announcement(tr, state, a) for a in shown.announcements]
-        showing = _Showing(version, owed)
+        showing = _Showing(version, owed, final=shown.ended)
         if owed:
             showing.lines = list(lines)
             showing.table = shown.table_moves and not table_deferred
