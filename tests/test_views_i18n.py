@@ -57,6 +57,7 @@ LANGUAGES = [lang for lang in available_languages() if lang != "en"]
 IDENTICAL: dict[str, set[str]] = {
     "fr": {"Jokers", "jokers", "Match"},
     "nl": {"Jokers", "jokers"},
+    "es": {"normal"},
 }
 BOT = "tgcheat_bot"
 CHAT = -1001234567890

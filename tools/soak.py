@@ -162,8 +162,14 @@ PICK_TRIES = 8
 SOAK_LEASE_MS = 3_000
 #: How long a delivery that is to die waits for its first request before it is let live.
 KILL_WAIT_S = 5.0
+#: How long a held request (a dead process's, or one held back) waits at most, then fails:
+#: the hold may catch another request of the game's chats (the clock's), which must not wait
+#: for ever.
+DEAD_REQUEST_S = 20.0
 #: How long the end of the run waits for the clocks to show what is owed or held back.
 SETTLE_S = 30.0
+#: How long past ``--seconds`` the games may still be driving before the tasks are printed.
+OVERSTAY_S = 120.0
 
 
 @dataclass
@@ -371,7 +377,9 @@ class Telegram:
         """A delivery whose process dies once it has sent its first request to one of
         ``chats`` (after the commit): that request and the update are never answered."""
         self.stats.deliveries += 1
-        hung = self.fake.hang_next(lambda method, params: params.get("chat_id") in chats)
+        hung = self.fake.hang_next(
+            lambda method, params: params.get("chat_id") in chats, timeout_s=DEAD_REQUEST_S
+        )
         post = asyncio.create_task(process.post(update, answer_lost=True))
         either: set[asyncio.Future[Any]] = {hung.arrived, post}
         await asyncio.wait(either, timeout=KILL_WAIT_S, return_when=asyncio.FIRST_COMPLETED)
@@ -672,7 +680,8 @@ class GameDriver:
         self.hung = self.fake.hang_next(
             lambda method, params: (
                 method == "editMessageText" and params.get("chat_id") == self.chat_id
-            )
+            ),
+            timeout_s=DEAD_REQUEST_S,
         )
         await self.move(session, state, version)
         hung, self.hung = self.hung, None
@@ -1211,7 +1220,9 @@ async def soak(games: int, seed: int, seconds: float, parallel: int, log_path: s
                                 telegram.games_running -= 1
 
                 troublemaker = asyncio.create_task(chaos(server, fake, rates, stats, rng, stop))
+                watchdog = asyncio.create_task(overstay(seconds + OVERSTAY_S))
                 await asyncio.gather(*(run(d) for d in drivers))
+                watchdog.cancel()
                 stop.set()
                 await troublemaker
                 if not server.up:
@@ -1229,6 +1240,15 @@ async def soak(games: int, seed: int, seconds: float, parallel: int, log_path: s
             server.stop()
     stats.outcomes["seconds"] = round(time.monotonic() - started)
     return stats
+
+
+async def overstay(seconds: float) -> None:
+    """If the games are still driving ``seconds`` after the start, print every task's stack
+    to stderr (a driver waiting for ever is a bug of the bot or of the soak)."""
+    await asyncio.sleep(seconds)
+    print(f"still driving after {seconds} s; tasks:", file=sys.stderr)
+    for task in asyncio.all_tasks():
+        task.print_stack(limit=12, file=sys.stderr)
 
 
 def _quiet_logs(stats: Stats, log_path: str | None) -> None:

@@ -41,6 +41,7 @@ from tests.support.updates import User, private
 from tgcheat.bot.callbacks import (
     BadCallback,
     ClaimPress,
+    ComputerPress,
     HandPress,
     LanguagePress,
     Op,
@@ -59,6 +60,7 @@ from tgcheat.engine.invariants import violations
 from tgcheat.engine.rules import PRESETS, Passing, RankRule, Rules
 from tgcheat.engine.state import Phase
 from tgcheat.store.keys import SHOWN_FIELD
+from tgcheat.table.computers import is_computer
 from tgcheat.table.session import Session
 
 PLAYERS = (User(201, "Ann"), User(202, "Bob"), User(203, "Cy"), User(204, "Di"))
@@ -315,6 +317,22 @@ def _starts(session: Session | None, user_id: int, press: Press, admins: set[int
     return enough and (user_id == session.creator or user_id in admins)
 
 
+def _seats_a_computer(
+    session: Session | None, user_id: int, press: Press, admins: set[int]
+) -> bool:
+    """A computer player added to the lobby (while there is room) or the last one removed,
+    by its creator or an admin."""
+    if not isinstance(press, ComputerPress) or session is None or session.lobby is None:
+        return False
+    if press.chat_id != GROUP_ID or press.game_id != session.game_id:
+        return False
+    if user_id != session.creator and user_id not in admins:
+        return False
+    if press.op is Op.ADD_COMPUTER:
+        return not session.lobby.full
+    return any(is_computer(uid) for uid, _ in session.lobby.players)
+
+
 def _plays_again(session: Session | None, user_id: int, press: Press, admins: set[int]) -> bool:
     """Play again on a finished game's table, by one of its players, its creator or an admin."""
     if press.op is not Op.PLAY_AGAIN or session is None or session.game is None:
@@ -402,6 +420,14 @@ async def press(
         assert after_version == version + 1, f"{data!r} by {user.first_name}: still in"
         assert after_session is not None and after_session.lobby is not None
         assert not after_session.lobby.has(user.id)
+        return True
+    if parsed is not None and _seats_a_computer(session, user.id, parsed, admins):
+        assert after_version == version + 1, f"{data!r} by {user.first_name}: no seat changed"
+        assert after_session is not None and after_session.lobby is not None
+        assert session is not None and session.lobby is not None
+        computers = sum(is_computer(uid) for uid, _ in after_session.lobby.players)
+        before = sum(is_computer(uid) for uid, _ in session.lobby.players)
+        assert computers == before + (1 if parsed.op is Op.ADD_COMPUTER else -1)
         return True
     if parsed is not None and _plays_again(session, user.id, parsed, admins):
         # A new lobby with the finished game's players in it.

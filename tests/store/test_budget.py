@@ -75,7 +75,10 @@ async def test_a_flood_wait_defers_the_group_until_it_is_over(redis: Redis) -> N
     assert not await store.budget.take_for_reply(CHAT, now + 1000)
     assert not await store.budget.take(CHAT, now + 1000)
     assert await store.budget.release(CHAT, ends - 1) is None
-    assert await store.budget.release(CHAT, ends) == Held(table=True, lines=("one", "two"))
+    held = await store.budget.release(CHAT, ends)
+    assert held == Held(table=True, lines=("one", "two"))
+    # Shown, it is settled: nothing is left for the clock.
+    assert await store.budget.settle(CHAT, held.token, ends)
     assert await redis.zscore("tgc:deferred-tables", CHAT) is None
     assert await store.budget.take_for_reply(CHAT, ends + 1000)
 

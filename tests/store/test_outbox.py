@@ -34,12 +34,23 @@ async def test_an_entry_is_leased_to_its_process_then_the_clocks(redis: Redis) -
     due = await redis.zscore(DEFERRED, CHAT)
     assert due is not None and now + OUTBOX_LEASE_MS <= due < now + OUTBOX_LEASE_MS + 5_000
     assert await store.budget.release(CHAT, now + 1_000) is None
-    assert await store.budget.release(CHAT, int(due)) == Held(
-        table=True, lines=("reveal",), hands=(7,)
-    )
-    # Once: taken out, nothing is left for another process.
+    held = await store.budget.release(CHAT, int(due))
+    assert held == Held(table=True, lines=("reveal",), hands=(7,))
+    # Once: leased to the process that took it, nothing is left for another meanwhile.
+    assert await store.budget.release(CHAT, int(due) + 1) is None
+    assert await store.budget.settle(CHAT, held.token, int(due) + 2)
     assert await redis.zscore(DEFERRED, CHAT) is None
-    assert await store.budget.release(CHAT, int(due) + 1) == Held(table=True)
+
+
+async def test_what_the_clock_took_and_never_settled_is_released_again(redis: Redis) -> None:
+    """The clock's process died, or Redis restarted before its answer came back."""
+    store = GameStore(redis)
+    await _commit(store, MustShow(("reveal",), table=True))
+    later = int(time.time() * 1000) + OUTBOX_LEASE_MS + 1_000
+    assert await store.budget.release(CHAT, later) == Held(table=True, lines=("reveal",))
+    assert await store.budget.release(CHAT, later + 1_000) is None
+    again = await store.budget.release(CHAT, later + OUTBOX_LEASE_MS)
+    assert again == Held(table=True, lines=("reveal",))
 
 
 async def test_a_settled_entry_is_never_shown_again(redis: Redis) -> None:
@@ -69,8 +80,10 @@ async def test_entries_of_several_changes_keep_their_order_and_their_own_leases(
     now = int(time.time() * 1000)
     # The second's publisher gave up at once; the first's still has its lease.
     await store.budget.settle(CHAT, second, now, MustShow(("second",), table=True))
-    assert await store.budget.release(CHAT, now) == Held(table=True, lines=("second",))
+    held = await store.budget.release(CHAT, now)
+    assert held == Held(table=True, lines=("second",))
     assert await store.budget.settle(CHAT, first, now)
+    assert await store.budget.settle(CHAT, held.token, now)
     assert await redis.zscore(DEFERRED, CHAT) is None
 
 

@@ -972,6 +972,8 @@ class HungCall:
     #: Set to the call when it arrives.
     arrived: asyncio.Future[ApiCall]
     released: asyncio.Event
+    #: Answered 502 after this long unreleased (None: never).
+    timeout_s: float | None = None
 
 
 @dataclass
@@ -1236,7 +1238,11 @@ class FakeTelegram(BaseRequest):
         if hung is not None:
             self._hangs.remove(hung)
             hung.arrived.set_result(call)
-            await hung.released.wait()
+            try:
+                await asyncio.wait_for(hung.released.wait(), hung.timeout_s)
+            except TimeoutError:
+                # Answered at last, as a gateway gives up on a request.
+                return self._answer_error(call, ApiError(502, "Bad Gateway"))
         chat_id = params.get("chat_id")
         stall = self._stalls.get(chat_id) if isinstance(chat_id, int) else None
         if stall is not None:
@@ -1380,11 +1386,16 @@ class FakeTelegram(BaseRequest):
         """The chat's requests wait (a slow chat) until the event returned is set."""
         return self._stalls.setdefault(chat_id, asyncio.Event())
 
-    def hang_next(self, matches: Callable[[str, JsonDict], bool]) -> HungCall:
+    def hang_next(
+        self, matches: Callable[[str, JsonDict], bool], *, timeout_s: float | None = None
+    ) -> HungCall:
         """The next call for which ``matches(method, params)`` holds arrives and gets no answer
         until ``released`` is set: the bot's side waits as on a request whose process died (a
-        test cancels it) or that Telegram took for ever to answer."""
-        hung = HungCall(matches, asyncio.get_running_loop().create_future(), asyncio.Event())
+        test cancels it) or that Telegram took for ever to answer; after ``timeout_s`` (if
+        given) it is answered 502."""
+        hung = HungCall(
+            matches, asyncio.get_running_loop().create_future(), asyncio.Event(), timeout_s
+        )
         self._hangs.append(hung)
         return hung
 

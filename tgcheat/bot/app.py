@@ -62,6 +62,7 @@ GROUP_COMMANDS = (
     ("help", N_("How to play")),
 )
 PRIVATE_COMMANDS = (
+    ("play", N_("Play against computer players")),
     ("help", N_("How to play")),
     ("rules", N_("The rules in force")),
     ("language", N_("The language of your messages")),

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from tgcheat.engine.cards import Rank
+from tgcheat.table.computers import Level
 
 MAX_CALLBACK_BYTES = 64
 
@@ -53,6 +54,8 @@ class Op(enum.StrEnum):
     SETTINGS_SHOW = "o"
     SETTINGS_SET = "v"
     LANGUAGE = "l"
+    ADD_COMPUTER = "b"
+    REMOVE_COMPUTER = "d"
 
 
 TABLE_OPS = frozenset({Op.START, Op.LEAVE, Op.CANCEL, Op.NEXT_GAME, Op.PLAY_AGAIN})
@@ -60,6 +63,9 @@ CLAIM_OPS = frozenset({Op.CHALLENGE, Op.ACCEPT})
 TURN_OPS = frozenset({Op.PASS, Op.VOTE_YES, Op.VOTE_NO})
 HAND_OPS = frozenset({Op.PICK, Op.CLEAR, Op.PLAY})
 SETTINGS_OPS = frozenset({Op.SETTINGS_SHOW, Op.SETTINGS_SET})
+COMPUTER_OPS = frozenset({Op.ADD_COMPUTER, Op.REMOVE_COMPUTER})
+#: The computer players' levels as a button's number.
+COMPUTER_LEVELS = tuple(Level)
 
 
 def _checked(data: str) -> str:
@@ -121,6 +127,20 @@ class TablePress:
 
     def encode(self) -> str:
         return _checked(f"{self.op}:{self.chat_id}:{self.game_id}:0")
+
+
+@dataclass(frozen=True, slots=True)
+class ComputerPress:
+    """A lobby button that seats a computer player of ``level`` (or removes the last one)."""
+
+    op: Op
+    chat_id: int
+    game_id: str
+    level: Level = Level.NORMAL
+
+    def encode(self) -> str:
+        number = COMPUTER_LEVELS.index(self.level)
+        return _checked(f"{self.op}:{self.chat_id}:{self.game_id}:{number}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,7 +276,9 @@ class LanguagePress:
         return _checked(f"{Op.LANGUAGE}:{self.chat_id}:{self.language}:0")
 
 
-Press = TablePress | ClaimPress | TurnPress | HandPress | SettingsPress | LanguagePress
+Press = (
+    TablePress | ClaimPress | TurnPress | HandPress | SettingsPress | LanguagePress | ComputerPress
+)
 
 
 class BadCallback(ValueError):
@@ -293,6 +315,10 @@ def parse(data: str | None) -> Press:
         return _hand_press(op, chat_id, key, number, parts[4], parts[5])
     if op in SETTINGS_OPS:
         return SettingsPress(chat_id, _settings_target(op, key, number))
+    if op in COMPUTER_OPS:
+        if number >= len(COMPUTER_LEVELS):
+            raise BadCallback("no such level")
+        return ComputerPress(op, chat_id, key, COMPUTER_LEVELS[number])
     return LanguagePress(chat_id, key)
 
 

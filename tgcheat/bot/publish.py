@@ -30,6 +30,7 @@ from tgcheat.store.games import GameStore
 from tgcheat.store.messages import TABLE_ROLE, hand_role
 from tgcheat.store.outbox import MustShow
 from tgcheat.table.audiences import Announcement, Audience, audience
+from tgcheat.table.computers import is_computer
 from tgcheat.table.session import MessageIds, Session
 
 __all__ = ["UNREACHABLE", "Publisher", "must_show", "wall_clock_ms"]
@@ -42,8 +43,8 @@ UNREACHABLE = -1
 _NOTHING_TO_KEEP = MessageIds()
 #: A hand job's result when the player's private chat is in a flood wait: the clock shows it.
 HELD = -2
-#: When the clock looks again at what it failed to show (a request refused, Redis away).
-RETRY_HELD_MS = 1_000
+#: A hand job's result when there is nothing to send (a computer player's hand).
+NOTHING_SENT = -3
 #: How long a publisher keeps trying to tell Redis that what a change owed was shown (Redis
 #: restarting): until it does, the clock would show it a second time once the lease is over.
 SETTLE_TRIES_S = 10.0
@@ -64,7 +65,11 @@ def must_show(session: Session, events: Sequence[Event]) -> MustShow | None:
     return MustShow(
         lines=tuple(_announcement(tr, state, event) for event in shown.announcements),
         table=shown.table_moves,
-        hands=tuple(state.players[seat].user_id for seat in sorted(shown.notified)),
+        hands=tuple(
+            user_id
+            for seat in sorted(shown.notified)
+            if not is_computer(user_id := state.players[seat].user_id)
+        ),
     )
 
 
@@ -249,8 +254,14 @@ class Publisher:
         posted twice: the line comes below it)."""
         showing.table = not showing.final
         now = self.sender.clock()
-        await self.store.budget.hold(
-            chat_id, max(until_ms, now), now, group_flooded=until_ms > now, gone=[(chat_id, old)]
+        await _through_a_redis_restart(
+            lambda: self.store.budget.hold(
+                chat_id,
+                max(until_ms, now),
+                now,
+                group_flooded=until_ms > now,
+                gone=[(chat_id, old)],
+            )
         )
 
     async def bring_table_down(self, chat_id: int) -> None:
@@ -344,18 +355,11 @@ class Publisher:
     ) -> None:
         """Tell Redis what of a change's entry was shown (``GroupBudget.settle``), through a
         Redis restart: an entry left unsettled is shown again by the clock."""
-        delay, give_up = 0.05, time.monotonic() + SETTLE_TRIES_S
-        while True:
-            try:
-                await self.store.budget.settle(
-                    chat_id, version, self.clock(), rest, still_showing=still_showing
-                )
-                return
-            except (RedisConnectionError, RedisTimeoutError):
-                if time.monotonic() > give_up:
-                    raise
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 1.0)
+        await _through_a_redis_restart(
+            lambda: self.store.budget.settle(
+                chat_id, version, self.clock(), rest, still_showing=still_showing
+            )
+        )
 
     async def _move_table_down(
         self,
@@ -402,13 +406,21 @@ class Publisher:
         for seat in state.active_seats():
             user_id = state.players[seat].user_id
             old = messages.hand(user_id)
-            if old is not None:
+            if old is not None and not is_computer(user_id):
                 tr = translator(session.language_of(user_id))
                 view = views.hand_view(tr, session, state, seat, session.title)
                 hand_jobs.append(self._edit_only(user_id, old, view))
         hands = asyncio.gather(*hand_jobs)
         table = messages.table
         showing = _Showing(version)
+        if table is not None:
+            if await self.store.budget.owes(session.chat_id, version):
+                # Its publisher is moving the table (a new message, the old one becoming a
+                # line of the history): an edit here could land on the old one in between.
+                table = None
+            else:
+                # The table may have moved since these ids were read: the one there is now.
+                table = (await self.store.read(session.chat_id)).messages.table
         if table is None:
             outcomes = await hands
         else:
@@ -539,6 +551,10 @@ class Publisher:
         jobs: list[Coroutine[Any, Any, tuple[int, int]]] = []
         for seat in sorted(shown.hands):
             user_id = state.players[seat].user_id
+            if is_computer(user_id):
+                # No private chat, and nobody else may see its cards.
+                jobs.append(_nothing_for(user_id))
+                continue
             old = messages.hand(user_id)
             view = views.hand_view(
                 translator(session.language_of(user_id)), session, state, seat, session.title
@@ -729,20 +745,12 @@ class Publisher:
         unshown = list(held.lines)
         try:
             await self._show_held(chat_id, held, unshown)
-        except (ChatFlooded, asyncio.CancelledError):
+        except BaseException:
+            # What was not shown is the clock's again at its next look.
+            rest = MustShow(tuple(unshown), held.table, held.hands)
+            await self._settle(chat_id, held.token, rest)
             raise
-        except Exception:
-            now = self.sender.clock()
-            await self.store.budget.hold(
-                chat_id,
-                now + RETRY_HELD_MS,
-                now,
-                group_flooded=False,
-                table=held.table,
-                lines=unshown,
-                hands=held.hands,
-            )
-            raise
+        await self._settle(chat_id, held.token, MustShow())
 
     async def _show_held(self, chat_id: int, held: Held, unshown: list[str]) -> None:
         for gone_chat, message_id in held.gone:
@@ -784,6 +792,26 @@ class Publisher:
             (), ended=False, final_in_group=False, notified=notified, edited=frozenset()
         )
         await self._publish_hands(session, game, shown, messages, showing)
+
+
+async def _through_a_redis_restart(job: Callable[[], Awaitable[Any]]) -> None:
+    """``job`` (a write that keeps what players must see), tried again while Redis restarts,
+    for ``SETTLE_TRIES_S`` at most: given up, it would be lost or shown twice."""
+    delay, give_up = 0.05, time.monotonic() + SETTLE_TRIES_S
+    while True:
+        try:
+            await job()
+            return
+        except (RedisConnectionError, RedisTimeoutError):
+            if time.monotonic() > give_up:
+                raise
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 1.0)
+
+
+async def _nothing_for(user_id: int) -> tuple[int, int]:
+    """A computer player's hand job: nothing is sent."""
+    return user_id, NOTHING_SENT
 
 
 def _some(line: str | None) -> list[str]:

@@ -26,10 +26,10 @@ from random import SystemRandom
 
 from tgcheat.bot.publish import Publisher, must_show, wall_clock_ms
 from tgcheat.bot.sender import ChatFlooded
-from tgcheat.engine.game import RandomSource
 from tgcheat.store.games import GameStore
 from tgcheat.table import transitions as table
 from tgcheat.table.audiences import group_messages
+from tgcheat.table.computers import TableRandom
 
 log = logging.getLogger(__name__)
 
@@ -46,14 +46,14 @@ class Timers:
         publisher: Publisher,
         clock: Callable[[], int] = wall_clock_ms,
         *,
-        rng: RandomSource | None = None,
+        rng: TableRandom | None = None,
     ) -> None:
         self.store = store
         self.publisher = publisher
         self.clock = clock
         #: Deals a full lobby's game (the handlers' generator, given by the app; a seeded one
         #: in tests that replay a game).
-        self.rng: RandomSource = rng if rng is not None else SystemRandom()
+        self.rng: TableRandom = rng if rng is not None else SystemRandom()
         self._slots = asyncio.Semaphore(CHATS_AT_ONCE)
         #: The chats being handled, each by its task.
         self._busy: dict[int, asyncio.Task[None]] = {}

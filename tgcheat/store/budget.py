@@ -15,7 +15,7 @@ chat is deferred until the wait is over; the clock then ``release``s it, once, t
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import cast
 
 import orjson
@@ -25,6 +25,7 @@ from tgcheat.store.keys import Keys
 from tgcheat.store.outbox import MustShow
 from tgcheat.store.scripts import (
     HOLD_SCRIPT,
+    OUTBOX_LEASE_MS,
     RELEASE_SCRIPT,
     REPLY_SCRIPT,
     SETTLE_SCRIPT,
@@ -52,14 +53,24 @@ class Held:
     hands: tuple[int, ...] = ()
     #: Old messages to delete: (chat id, message id).
     gone: tuple[tuple[int, int], ...] = ()
+    #: The number of the entry it now is, leased to this process: settled once shown
+    #: (``GroupBudget.settle``), or released again when the lease is over.
+    token: int = field(default=0, compare=False)
 
 
 class GroupBudget:
     def __init__(
-        self, redis: Redis, keys: Keys, per_minute: int = GROUP_MESSAGES_PER_MINUTE
+        self,
+        redis: Redis,
+        keys: Keys,
+        per_minute: int = GROUP_MESSAGES_PER_MINUTE,
+        *,
+        lease_ms: int = OUTBOX_LEASE_MS,
     ) -> None:
         self._redis = redis
         self._keys = keys
+        #: How long what the clock released is its process's to show (then released again).
+        self.lease_ms = lease_ms
         #: Each group's budget of messages a minute.
         self.per_minute = per_minute
         self._take = redis.register_script(TAKE_SCRIPT)
@@ -150,6 +161,16 @@ class GroupBudget:
         )
         return bool(await bounded(self._settle(keys=call.keys, args=call.args)))
 
+    async def owes(self, chat_id: int, version: int) -> bool:
+        """Whether the change stored at ``version`` still owes the players messages (its
+        entry is there: its publisher, or the clock after it, is showing them)."""
+        raw = await bounded(self._redis.hget(self._keys.budget(chat_id), "out"))
+        if raw is None:
+            return False
+        return any(
+            isinstance(entry, dict) and entry.get("v") == version for entry in _json_list(raw)
+        )
+
     async def release(self, chat_id: int, now_ms: int) -> Held | None:
         """A deferred group's turn on the clock: what it holds, taken out (one process gets
         it), or None while it must still wait (deferred again)."""
@@ -159,16 +180,18 @@ class GroupBudget:
             chat_id=chat_id,
             per_minute=self.per_minute,
             now_ms=now_ms,
+            lease_ms=self.lease_ms,
         )
         answer = await bounded(self._release(keys=call.keys, args=call.args))
         if not answer or int(answer[0]) != 1:
             return None
-        _, table, lines, hands, gone = answer
+        _, table, lines, hands, gone, token = answer
         return Held(
             table=bool(int(table)),
             lines=tuple(str(line) for line in _json_list(lines)),
             hands=tuple(dict.fromkeys(int(str(user_id)) for user_id in _json_list(hands))),
             gone=tuple(dict.fromkeys(_message_of(str(item)) for item in _json_list(gone))),
+            token=int(token),
         )
 
 

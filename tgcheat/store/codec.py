@@ -52,6 +52,10 @@ def encode(session: Session) -> bytes:
         doc["lc"] = [session.lobby_clock.touched_ms, session.lobby_clock.minimum_reached_ms]
     if session.game is not None:
         doc["s"] = _state_doc(session.game)
+    if session.computers:
+        doc["cp"] = session.computers
+    if session.computers_due_ms:
+        doc["cd"] = session.computers_due_ms
     return orjson.dumps(doc)
 
 
@@ -80,6 +84,8 @@ def decode(raw: bytes) -> Session:
         tally=_tally_from_doc(doc["ty"]) if "ty" in doc else GameTally(),
         # Absent from documents stored before lobbies had a clock (see ``lobby_clock_of``).
         lobby_clock=LobbyClock(*doc["lc"]) if "lc" in doc else None,
+        computers=tuple((uid, level) for uid, level in doc.get("cp", ())),
+        computers_due_ms=doc.get("cd", 0),
     )
 
 

@@ -70,7 +70,9 @@ class GameStore:
         # One hint of each chat, which the sessions read and write and the message ids update.
         self._hints = ChatHints()
         direct = DirectCommands(redis)
-        self.budget = GroupBudget(redis, self.keys, group_messages_per_minute)
+        self.budget = GroupBudget(
+            redis, self.keys, group_messages_per_minute, lease_ms=outbox_lease_ms
+        )
         self.sessions = Sessions(
             redis, direct, self.keys, self._hints, self.budget, outbox_lease_ms=outbox_lease_ms
         )

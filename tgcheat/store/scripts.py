@@ -432,7 +432,10 @@ def hold_call(
 # announcement waits, it needs a token and the end of any flood wait (else the chat is deferred
 # again, and 0 is returned); hands and deletions alone go out regardless. Must-see entries
 # (OUTBOX) are taken once their publisher's lease is over, their lines first. Returns {1, table
-# (1/0), lines, hands, gone} and forgets them, so that one process shows them.
+# (1/0), lines, hands, gone, token}: what is released becomes one entry of its own, numbered
+# ``token`` (negative) and leased to this process for ARGV[4] ms, so that one process shows it
+# and settles it (SETTLE_SCRIPT); when that process fails or its answer is lost on the way (Redis
+# restarting), the clock releases it again once the lease is over.
 RELEASE_SCRIPT = (
     TOKEN_BUCKET
     + OUTBOX
@@ -443,10 +446,12 @@ local held = redis.call('HMGET', key, 'table', 'lines', 'hands', 'gone', 'out')
 local outbox = entries(held[5])
 local due_lines, due_hands, later = {}, {}, {}
 local due_table, next_lease = false, nil
+local due_gone = {}
 for _, entry in ipairs(outbox) do
   if tonumber(entry['until']) <= now then
     for _, line in ipairs(entry['lines'] or {}) do due_lines[#due_lines + 1] = line end
     for _, hand in ipairs(entry['hands'] or {}) do due_hands[#due_hands + 1] = hand end
+    for _, old in ipairs(entry['gone'] or {}) do due_gone[#due_gone + 1] = old end
     if entry['table'] == 1 then due_table = true end
   else
     later[#later + 1] = entry
@@ -454,9 +459,10 @@ for _, entry in ipairs(outbox) do
   end
 end
 local held_lines, held_hands = entries(held[2]), entries(held[3])
-local gone = held[4] or ''
+for _, old in ipairs(entries(held[4])) do due_gone[#due_gone + 1] = old end
 local nothing_else = not held[2] and not held[3] and not held[4]
-if nothing_else and #outbox > 0 and #due_lines == 0 and #due_hands == 0 and not due_table then
+local nothing_due = #due_lines == 0 and #due_hands == 0 and #due_gone == 0 and not due_table
+if nothing_else and #outbox > 0 and nothing_due then
   -- Woken for entries whose publishers still have time.
   redis.call('ZADD', KEYS[2], next_lease, chat)
   return {0}
@@ -478,22 +484,32 @@ end
 for _, line in ipairs(held_lines) do due_lines[#due_lines + 1] = line end
 for _, hand in ipairs(held_hands) do due_hands[#due_hands + 1] = tostring(hand) end
 redis.call('HDEL', key, 'table', 'lines', 'hands', 'gone')
-if #later > 0 then
-  redis.call('HSET', key, 'out', cjson.encode(later))
-  redis.call('ZADD', KEYS[2], next_lease, chat)
-else
-  redis.call('HDEL', key, 'out')
-  redis.call('ZREM', KEYS[2], chat)
-end
+local token = -now
+local taken_until = now + tonumber(ARGV[4])
+later[#later + 1] = {
+  v = token, ['until'] = taken_until, lines = due_lines, hands = due_hands,
+  gone = due_gone, table = table_waits and 1 or 0,
+}
+if not next_lease or taken_until < next_lease then next_lease = taken_until end
+redis.call('HSET', key, 'out', cjson.encode(later))
+keep(key, 600000)
+redis.call('ZADD', KEYS[2], next_lease, chat)
 local lines = #due_lines > 0 and cjson.encode(due_lines) or ''
 local hands = #due_hands > 0 and cjson.encode(due_hands) or ''
-return {1, table_waits and 1 or 0, lines, hands, gone}
+local gone = #due_gone > 0 and cjson.encode(due_gone) or ''
+return {1, table_waits and 1 or 0, lines, hands, gone, token}
 """
 )
 
 
 def release_call(
-    *, budget_key: str, deferred_key: str, chat_id: int, per_minute: int, now_ms: int
+    *,
+    budget_key: str,
+    deferred_key: str,
+    chat_id: int,
+    per_minute: int,
+    now_ms: int,
+    lease_ms: int = OUTBOX_LEASE_MS,
 ) -> ScriptCall:
     """RELEASE_SCRIPT's keys and arguments."""
     return ScriptCall(
@@ -505,6 +521,7 @@ def release_call(
             chat_id,  # ARGV[1]
             per_minute,  # ARGV[2] the group's budget of messages a minute
             now_ms,  # ARGV[3]
+            lease_ms,  # ARGV[4] how long the releasing process has to show it
         ],
     )
 

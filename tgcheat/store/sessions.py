@@ -242,7 +242,7 @@ class Sessions:
                 update_id=update_id,
                 first_look=first_look,
                 chat_id=chat_id,
-                deadline_ms=new_session.deadline_ms,
+                deadline_ms=new_session.next_deadline_ms,
                 group_messages=group_messages(result) if group_messages is not None else 0,
                 per_minute=self._budget.per_minute,
                 now_ms=_now_ms(),

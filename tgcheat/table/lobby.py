@@ -30,6 +30,7 @@ from tgcheat.table.clock import (
     lobby_clock_of,
     minimum_reached_ms,
 )
+from tgcheat.table.computers import Level, is_computer, new_computer
 from tgcheat.table.progress import Events, advance
 from tgcheat.table.refusals import SessionRefusal
 from tgcheat.table.session import LobbyClock, Session
@@ -77,6 +78,79 @@ def join(
         joined,
         LobbyClock(touched_ms=now_ms, minimum_reached_ms=reached),
     )
+
+
+def add_computer(
+    session: Session | None, *, game_id: str, actor: Actor, level: Level, now_ms: int
+) -> Session:
+    """A computer player of ``level`` takes a seat (the game's creator or an admin adds it):
+    as a join, the lobby is alive again, and the seat that fills it starts the countdown."""
+    session, lobby = lobby_of(session, game_id)
+    require_manager(session, actor)
+    user_id, name = new_computer(lobby.players)
+    joined = join_lobby(lobby, user_id, name)
+    reached = minimum_reached_ms(lobby_clock_of(session, lobby).minimum_reached_ms, joined, now_ms)
+    computers = (*session.computers, (user_id, level.value))
+    return _with_lobby(
+        dataclasses.replace(session, computers=computers),
+        joined,
+        LobbyClock(touched_ms=now_ms, minimum_reached_ms=reached),
+    )
+
+
+#: Computer players a solo game may have.
+SOLO_OPPONENTS = (1, 5)
+
+
+def solo_game(
+    session: Session | None,
+    *,
+    chat_id: int,
+    game_id: str,
+    user_id: int,
+    name: str,
+    opponents: int,
+    level: Level,
+    rules: Rules,
+    title: str,
+    language: str,
+    rng: RandomSource,
+    now_ms: int,
+) -> tuple[Session, Events]:
+    """A game against ``opponents`` computer players of ``level`` in a person's private chat
+    (/play): opened, joined and dealt at once; the table and the hand share that chat."""
+    least, most = SOLO_OPPONENTS
+    if not least <= opponents <= most:
+        raise refused(SessionRefusal.SOLO_OPPONENTS)
+    players = f"{min(rules.min_players, opponents + 1)}-{max(rules.max_players, opponents + 1)}"
+    rules = rules.with_option("players", players)
+    opened = open_lobby(
+        session,
+        chat_id=chat_id,
+        game_id=game_id,
+        creator=user_id,
+        rules=rules,
+        title=title,
+        language=language,
+        now_ms=now_ms,
+    )
+    seated = join(opened, user_id=user_id, name=name, language=language, now_ms=now_ms)
+    me = Actor(user_id)
+    for _ in range(opponents):
+        seated = add_computer(seated, game_id=game_id, actor=me, level=level, now_ms=now_ms)
+    assert seated.lobby is not None
+    return _deal(seated, seated.lobby, rng, now_ms)
+
+
+def remove_computer(session: Session | None, *, game_id: str, actor: Actor) -> Session:
+    """The computer player who joined last leaves the lobby (its creator or an admin)."""
+    session, lobby = lobby_of(session, game_id)
+    require_manager(session, actor)
+    last = next((uid for uid, _ in reversed(lobby.players) if is_computer(uid)), None)
+    if last is None:
+        raise refused(SessionRefusal.NO_COMPUTER)
+    computers = tuple((uid, level) for uid, level in session.computers if uid != last)
+    return leave(dataclasses.replace(session, computers=computers), last, game_id=game_id)
 
 
 def leave(session: Session | None, user_id: int, *, game_id: str | None = None) -> Session:

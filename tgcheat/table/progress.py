@@ -16,6 +16,7 @@ from tgcheat.table.chronicle import Notice, NoticeKind, notice_of, tallied
 from tgcheat.table.clock import (
     game_deadline,
 )
+from tgcheat.table.computers import computers_due
 from tgcheat.table.session import Session
 
 Events = tuple[Event, ...]
@@ -39,6 +40,7 @@ def advance(session: Session, state: GameState, events: Sequence[Event], now_ms:
         game=state,
         match=match,
         deadline_ms=game_deadline(previous, state, events, now_ms),
+        computers_due_ms=computers_due(session, state, events, now_ms),
         notice=notice_of(events),
         tally=tallied(session.tally, state.rules, len(state.players), events),
     )

@@ -29,6 +29,10 @@ class SessionRefusal(enum.StrEnum):
     #: /kick by the game's creator, who is no admin, of a player who is not absent: they may
     #: remove only a player who missed their turn and has not acted since.
     KICK_NOT_ABSENT = "kick_not_absent"
+    #: Remove a computer player from a lobby that has none.
+    NO_COMPUTER = "no_computer"
+    #: /play with too few or too many computer players.
+    SOLO_OPPONENTS = "solo_opponents"
 
 
 class SessionRefused(Exception):

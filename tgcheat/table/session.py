@@ -54,6 +54,18 @@ class Session:
     #: The open lobby's clock (None without a lobby, and in documents stored before lobbies
     #: had one: ``tgcheat.table.clock.lobby_clock_of`` then reads it from the deadline).
     lobby_clock: LobbyClock | None = None
+    #: The computer players' levels, by their (negative) user ids (``tgcheat.table.computers``).
+    computers: tuple[tuple[int, str], ...] = ()
+    #: When the computer players act next, in Unix milliseconds; 0: none has anything to do
+    #: until something changes.
+    computers_due_ms: int = 0
+
+    @property
+    def next_deadline_ms(self) -> int:
+        """When the clock acts next: the turn's deadline or the computer players' move,
+        whichever comes first; 0: never."""
+        due = [ms for ms in (self.deadline_ms, self.computers_due_ms) if ms]
+        return min(due) if due else 0
 
     def language_of(self, user_id: int) -> str:
         return next((lang for uid, lang in self.player_languages if uid == user_id), self.language)

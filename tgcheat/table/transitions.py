@@ -43,7 +43,9 @@ from tgcheat.table.clock import (
     game_deadline,
 )
 from tgcheat.table.commands import GameCommand, LeaveGame, to_action
+from tgcheat.table.computers import TableRandom, computer_move
 from tgcheat.table.lobby import (
+    add_computer,
     adopt_rules,
     cancel,
     join,
@@ -51,6 +53,8 @@ from tgcheat.table.lobby import (
     lobby_tick,
     open_lobby,
     play_again,
+    remove_computer,
+    solo_game,
     start,
 )
 from tgcheat.table.progress import Events, advance, noticed
@@ -201,18 +205,27 @@ def next_game(
 
 
 def tick(
-    session: Session | None, now_ms: int, *, rng: RandomSource
+    session: Session | None, now_ms: int, *, rng: TableRandom
 ) -> tuple[Session | None, Events]:
     """The clock's turn: a full lobby is dealt (with ``rng``), a lobby nobody started closes;
-    a game's deadline acts (a timeout, or the Cheat! calls of a grace period settled).
-    Nothing happens before the deadline."""
-    if session is None or session.deadline_ms == 0 or session.deadline_ms > now_ms:
+    the computer players make their move; a game's deadline acts (a timeout, or the Cheat!
+    calls of a grace period settled). Nothing happens before its time."""
+    if session is None or session.next_deadline_ms == 0 or session.next_deadline_ms > now_ms:
         return session, ()
     if session.lobby is not None:
         return lobby_tick(session, session.lobby, now_ms, rng)
     game = session.live_game
     if game is None:
-        return dataclasses.replace(session, deadline_ms=0), ()
+        return dataclasses.replace(session, deadline_ms=0, computers_due_ms=0), ()
+    if session.computers_due_ms and session.computers_due_ms <= now_ms:
+        move = computer_move(session, game, rng, now_ms)
+        if move is not None:
+            state, events = apply(game, move)
+            return advance(session, state, events, now_ms), tuple(events)
+        # Each let the last claim stand: nothing more for them until something changes.
+        session = dataclasses.replace(session, computers_due_ms=0)
+        if session.deadline_ms == 0 or session.deadline_ms > now_ms:
+            return session, ()
     try:
         state, events = apply(game, clock_action(game, now_ms))
     except ActionRefused:
@@ -278,6 +291,7 @@ def pick(
 __all__ = [
     "Actor",
     "Events",
+    "add_computer",
     "adopt_rules",
     "advance",
     "cancel",
@@ -288,6 +302,8 @@ __all__ = [
     "lobby_of",
     "open_lobby",
     "play_again",
+    "remove_computer",
     "require_settings_manager",
+    "solo_game",
     "start",
 ]

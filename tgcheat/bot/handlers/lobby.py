@@ -7,11 +7,12 @@ import contextlib
 import dataclasses
 import html
 import logging
+from collections.abc import Callable
 
 from telegram.error import BadRequest
 
 from tgcheat.bot import views
-from tgcheat.bot.callbacks import TablePress
+from tgcheat.bot.callbacks import ComputerPress, Op, TablePress
 from tgcheat.bot.handlers.shell import (
     MAX_ECHO,
     Answer,
@@ -23,6 +24,7 @@ from tgcheat.bot.handlers.shell import (
 )
 from tgcheat.bot.publish import must_show
 from tgcheat.bot.taps import Tap
+from tgcheat.bot.views.lobby import level_name
 from tgcheat.engine.game import ActionRefused
 from tgcheat.engine.rules import PRESETS, Rules
 from tgcheat.i18n import N_, translator
@@ -30,8 +32,9 @@ from tgcheat.store.games import Committed
 from tgcheat.table import transitions as table
 from tgcheat.table.access import played_by
 from tgcheat.table.audiences import group_messages
+from tgcheat.table.computers import Level
 from tgcheat.table.refusals import SessionRefused
-from tgcheat.table.session import MessageIds
+from tgcheat.table.session import MessageIds, Session
 from tgcheat.table.transitions import Actor
 
 HELP_TEXT = N_(
@@ -46,6 +49,8 @@ HELP_TEXT = N_(
     "of all their cards wins.\n\n"
     "/new opens a game · /join · /leave · /stop ends it · /rules"
 )
+
+SOLO_HINT = N_("🤖 No group at hand? /play starts a game against computer players right here.")
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +96,53 @@ class LobbyHandlers:
         if committed.changed and committed.session is not None:
             await shell.publisher.post_lobby(committed.session, committed.messages)
 
+    async def solo(self, command: Command) -> None:
+        """/play [1-5] [easy|normal|hard] [preset]: a game against computer players in the
+        private chat, dealt at once."""
+        if command.in_group:
+            raise Answer(N_("Send /play in our private chat to play against computer players."))
+        shell = self.shell
+        tr = await shell.language_of(command.asker)
+        # A level in English or in the player's words ("/play 3 schwer").
+        levels = {level.value: level for level in Level}
+        levels |= {level_name(tr, level).lower(): level for level in Level}
+        opponents, level, preset = SOLO_DEFAULTS
+        for arg in (a.lower() for a in command.args):
+            if arg.isdigit():
+                opponents = int(arg)
+            elif arg in levels:
+                level = levels[arg]
+            elif arg in PRESETS:
+                preset = arg
+            else:
+                raise Answer(
+                    N_("I don't know {word}. For example: {example}."),
+                    word=html.escape(arg[:MAX_ECHO]),
+                    example=f"/play 3 {html.escape(level_name(tr, Level.HARD))}",
+                )
+        chat_id, now, game_id = command.chat_id, shell.clock(), new_game_id()
+        committed = await shell.store.transact(
+            chat_id,
+            lambda session: table.solo_game(
+                session,
+                chat_id=chat_id,
+                game_id=game_id,
+                user_id=command.user_id,
+                name=command.name,
+                opponents=opponents,
+                level=level,
+                rules=PRESETS[preset],
+                title=tr._("a game against the computer"),
+                language=tr.language,
+                rng=shell.rng,
+                now_ms=now,
+            ),
+            update_id=command.update_id,
+            group_messages=group_messages,
+            must_show=must_show,
+        )
+        await shell.show(committed)
+
     async def start(self, command: Command) -> None:
         """/start: in the private chat, with a deep-link payload (join a game, show my cards);
         in a group, the help."""
@@ -99,6 +151,8 @@ class LobbyHandlers:
             return
         payload = command.args[0] if command.args else ""
         target = _group_of_payload(payload[1:]) if payload[:1] in ("j", "h") else None
+        if payload == f"h{command.user_id}":
+            target = command.user_id  # My cards of a game against the computer, here
         if target is None:
             await self.help(command)
         elif payload[0] == "j":
@@ -107,7 +161,11 @@ class LobbyHandlers:
             await self.show_hand(command.asker, target)
 
     async def help(self, command: Command) -> None:
-        await self.shell.reply(command.asker, HELP_TEXT)
+        tr = await self.shell.language_of(command.asker)
+        text = tr._(HELP_TEXT)
+        if not command.in_group:
+            text += "\n\n" + tr._(SOLO_HINT)
+        await self.shell.tell(command.asker, views.View(text))
 
     async def join_command(self, command: Command) -> None:
         if not command.in_group:
@@ -205,6 +263,35 @@ class LobbyHandlers:
         await shell.sender.answer(tap.query_id)
         await shell.show(committed)
 
+    async def computer_seat(self, tap: Tap, press: ComputerPress) -> None:
+        """A computer player added to the lobby, or the last one removed (its creator or an
+        admin)."""
+        shell = self.shell
+        now = shell.clock()
+
+        def change(actor: Actor) -> Callable[[Session | None], tuple[Session | None, None]]:
+            if press.op is Op.ADD_COMPUTER:
+                return lambda current: (
+                    table.add_computer(
+                        current, game_id=press.game_id, actor=actor, level=press.level, now_ms=now
+                    ),
+                    None,
+                )
+            return lambda current: (
+                table.remove_computer(current, game_id=press.game_id, actor=actor),
+                None,
+            )
+
+        async def attempt(actor: Actor) -> Committed[None]:
+            return await shell.store.transact(
+                press.chat_id, change(actor), update_id=tap.update_id
+            )
+
+        committed = await shell.as_actor(press.chat_id, tap.user_id, attempt)
+        await shell.sender.answer(tap.query_id)
+        if committed.changed or committed.duplicate:
+            await shell.publisher.refresh_lobby(press.chat_id)
+
     async def leave(self, tap: Tap, press: TablePress) -> None:
         """Leave on the lobby: out of it before the deal, as /leave, with a tap."""
         shell = self.shell
@@ -294,6 +381,10 @@ class LobbyHandlers:
         if tap.chat_id is not None and tap.message_id is not None:
             await shell.sender.edit_markup(tap.chat_id, tap.message_id, None)
         await shell.publisher.post_lobby(committed.session, committed.messages)
+
+
+#: /play without arguments: three computer players of the normal level, classic rules.
+SOLO_DEFAULTS = (3, Level.NORMAL, "cheat")
 
 
 def _group_of_payload(text: str) -> int | None:

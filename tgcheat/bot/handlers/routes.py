@@ -21,6 +21,7 @@ from telegram.ext import (
 from tgcheat.bot.callbacks import (
     BadCallback,
     ClaimPress,
+    ComputerPress,
     HandPress,
     LanguagePress,
     Op,
@@ -53,6 +54,7 @@ class Routes:
     def register(self, application: Application) -> None:  # type: ignore[type-arg]
         commands: dict[str, Callable[[Command], Awaitable[None]]] = {
             "new": self.lobby.new,
+            "play": self.lobby.solo,
             "start": self.lobby.start,
             "help": self.lobby.help,
             "join": self.lobby.join_command,
@@ -127,6 +129,8 @@ class Routes:
                 await self.lobby.cancel(tap, press)
             case TablePress(op=Op.PLAY_AGAIN):
                 await self.lobby.play_again(tap, press)
+            case ComputerPress():
+                await self.lobby.computer_seat(tap, press)
             case TablePress():
                 await self.lobby.next_game(tap, press)
             case ClaimPress():

@@ -33,9 +33,10 @@ from tgcheat.bot.callbacks import SelectionTooLong
 from tgcheat.bot.publish import Publisher, wall_clock_ms
 from tgcheat.bot.sender import ChatFlooded, Sender
 from tgcheat.engine.events import Event
-from tgcheat.engine.game import ActionRefused, RandomSource
+from tgcheat.engine.game import ActionRefused
 from tgcheat.i18n import N_, Translator, translator
 from tgcheat.store.games import Committed, GameStore
+from tgcheat.table.computers import TableRandom
 from tgcheat.table.refusals import AdminUnknown, SessionRefused
 from tgcheat.table.transitions import Actor
 
@@ -163,7 +164,7 @@ class Shell:
         self.sender = sender
         self.publisher = publisher
         #: Deals the cards (a seeded generator in tests that replay a game).
-        self.rng: RandomSource = SystemRandom()
+        self.rng: TableRandom = SystemRandom()
         #: The time in Unix milliseconds (tests move it to a deadline instead of waiting).
         self.clock: Callable[[], int] = wall_clock_ms
 

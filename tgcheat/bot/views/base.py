@@ -18,6 +18,7 @@ from tgcheat.engine.rules import (
 )
 from tgcheat.engine.state import Claim, GameState
 from tgcheat.i18n import Translator
+from tgcheat.table.computers import is_computer
 
 MAX_NAME_CHARS = 64
 KEYBOARD_ROW = 4
@@ -80,7 +81,10 @@ def _visible(char: str) -> bool:
 
 
 def mention_html(name: str, user_id: int) -> str:
-    """A user's name that notifies them (a mention), safe in an HTML message."""
+    """A user's name that notifies them (a mention), safe in an HTML message; a computer
+    player's name only (nobody to notify)."""
+    if is_computer(user_id):
+        return name_html(name)
     return f'<a href="tg://user?id={user_id}">{name_html(name)}</a>'
 
 

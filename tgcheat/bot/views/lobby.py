@@ -5,8 +5,9 @@ from __future__ import annotations
 import html
 import math
 
-from tgcheat.bot.callbacks import Op, TablePress
+from tgcheat.bot.callbacks import ComputerPress, Op, TablePress
 from tgcheat.bot.views.base import (
+    Button,
     View,
     button,
     deep_link,
@@ -16,8 +17,9 @@ from tgcheat.bot.views.base import (
     rules_name,
 )
 from tgcheat.engine.lobby import Lobby
-from tgcheat.i18n import Translator
+from tgcheat.i18n import N_, Translator
 from tgcheat.table.clock import FULL_LOBBY_COUNTDOWN_S, any_player_may_start_ms, lobby_clock_of
+from tgcheat.table.computers import Level, is_computer, level_of
 from tgcheat.table.session import Session
 
 
@@ -25,7 +27,8 @@ def lobby_view(tr: Translator, session: Session, lobby: Lobby, bot_username: str
     rules = lobby.rules
     # Numbered as /kick <n> counts them before the deal.
     names = ", ".join(
-        f"{number}. {name_html(name)}" for number, (_, name) in enumerate(lobby.players, 1)
+        f"{number}. {_seat_name(tr, session, user_id, name)}"
+        for number, (user_id, name) in enumerate(lobby.players, 1)
     ) or tr._("nobody yet")
     lines = [
         tr._("🃏 <b>Cheat</b>: a new game is open"),
@@ -46,19 +49,52 @@ def lobby_view(tr: Translator, session: Session, lobby: Lobby, bot_username: str
     press = TablePress(Op.START, session.chat_id, session.game_id)
     leave = TablePress(Op.LEAVE, session.chat_id, session.game_id)
     cancel = TablePress(Op.CANCEL, session.chat_id, session.game_id)
-    markup = keyboard(
+    rows = [
         [
-            [
-                button(tr._("➕ Join"), url=deep_link(bot_username, join_payload(session.chat_id))),
-                button(tr._("🚪 Leave"), callback_data=leave.encode()),
-            ],
-            [
-                button(tr._("▶️ Start"), callback_data=press.encode()),
-                button(tr._("✖️ Cancel"), callback_data=cancel.encode()),
-            ],
-        ]
-    )
-    return View("\n".join(lines), markup)
+            button(tr._("➕ Join"), url=deep_link(bot_username, join_payload(session.chat_id))),
+            button(tr._("🚪 Leave"), callback_data=leave.encode()),
+        ],
+        _computer_row(tr, session, lobby),
+        [
+            button(tr._("▶️ Start"), callback_data=press.encode()),
+            button(tr._("✖️ Cancel"), callback_data=cancel.encode()),
+        ],
+    ]
+    return View("\n".join(lines), keyboard([row for row in rows if row]))
+
+
+LEVEL_NAMES = {
+    Level.EASY: N_("easy"),
+    Level.NORMAL: N_("normal"),
+    Level.HARD: N_("hard"),
+}
+
+
+def level_name(tr: Translator, level: Level) -> str:
+    return tr._(LEVEL_NAMES[level])
+
+
+def _seat_name(tr: Translator, session: Session, user_id: int, name: str) -> str:
+    """A lobby seat: the person's name, or the computer player's and its level."""
+    if not is_computer(user_id):
+        return name_html(name)
+    level = level_name(tr, level_of(session, user_id))
+    return f"{name_html(name)} ({html.escape(level)})"
+
+
+def _computer_row(tr: Translator, session: Session, lobby: Lobby) -> list[Button]:
+    """Seats for computer players, one button a level (while there is room), and one that
+    removes the last added."""
+    row = []
+    if not lobby.full:
+        for level in Level:
+            add = ComputerPress(Op.ADD_COMPUTER, session.chat_id, session.game_id, level)
+            label = f"➕🤖 {level_name(tr, level)}"
+            row.append(button(label, callback_data=add.encode()))
+    if any(is_computer(user_id) for user_id, _ in lobby.players):
+        remove = ComputerPress(Op.REMOVE_COMPUTER, session.chat_id, session.game_id)
+        row.append(button("➖🤖", callback_data=remove.encode()))
+    return row
 
 
 def _start_status(tr: Translator, session: Session, lobby: Lobby) -> str:

@@ -24,6 +24,8 @@ REFUSALS: dict[Reason, str] = {
         "You can remove only a player who missed their turn and has not played since. "
         "A group admin can remove anyone."
     ),
+    SessionRefusal.NO_COMPUTER: N_("There is no computer player in this game to remove."),
+    SessionRefusal.SOLO_OPPONENTS: N_("You can play against 1 to 5 computer players."),
     Refusal.GAME_OVER: N_("This game is over."),
     Refusal.NOT_IN_GAME: N_("You are not playing in this game."),
     Refusal.NOT_YOUR_TURN: N_("It is not your turn."),

@@ -29,6 +29,7 @@ from tgcheat.engine.state import EndReason, GameState, Phase, Result
 from tgcheat.i18n import N_, Translator
 from tgcheat.table.audiences import table_answer
 from tgcheat.table.chronicle import GameTally, Notice, NoticeKind
+from tgcheat.table.computers import has_computers
 from tgcheat.table.session import Session
 
 
@@ -44,6 +45,7 @@ def table_view(
     if state.phase is Phase.FINISHED and state.result is not None:
         return final_table_view(tr, session, state, state.result)
     lines = [tr._("🃏 <b>Cheat</b> · pile: {pile}").format(pile=count_cards(tr, len(state.pile)))]
+    lines += computers_line(tr, state)
     for seat, player in enumerate(state.players):
         marker = "▶️ " if state.phase is Phase.PLAYING and seat == state.turn else ""
         status = tr._("left the game") if player.left else count_cards(tr, len(player.hand))
@@ -150,9 +152,10 @@ def _table_keyboard(
             )
         else:
             rows.append([cheat])
-    rows.append(
-        [button(tr._("🃏 My cards"), url=deep_link(bot_username, hand_payload(session.chat_id)))]
-    )
+    if session.chat_id < 0:
+        # In a game against the computer the hand is in the same chat, just below.
+        link = deep_link(bot_username, hand_payload(session.chat_id))
+        rows.append([button(tr._("🃏 My cards"), url=link)])
     return keyboard(rows)
 
 
@@ -214,7 +217,12 @@ def next_game_markup(tr: Translator, session: Session) -> Keyboard:
 def final_table_view(tr: Translator, session: Session, state: GameState, result: Result) -> View:
     """The table once the game is over: the winner, the places, what the game revealed, and
     the way on (the match's next game, or another game with the same players)."""
-    lines = [*result_lines(tr, state, result), "", *summary_lines(tr, state, session.tally)]
+    lines = [
+        *result_lines(tr, state, result),
+        *computers_line(tr, state),
+        "",
+        *summary_lines(tr, state, session.tally),
+    ]
     match = session.match
     if match is not None:
         lines += ["", *scoreboard_lines(tr, match)]
@@ -224,6 +232,13 @@ def final_table_view(tr: Translator, session: Session, state: GameState, result:
         again = TablePress(Op.PLAY_AGAIN, session.chat_id, session.game_id)
         markup = keyboard([[button(tr._("🔁 Play again"), callback_data=again.encode())]])
     return View("\n".join(lines), markup)
+
+
+def computers_line(tr: Translator, state: GameState) -> list[str]:
+    """A game with computer players says so."""
+    if not has_computers(state):
+        return []
+    return [tr._("🤖 A game with computer players.")]
 
 
 def result_lines(tr: Translator, state: GameState, result: Result) -> list[str]:
