@@ -222,8 +222,11 @@ def agree_to_pass(state: GameState, seat: int, rng: AIRandom) -> bool:
 # --- the turn -------------------------------------------------------------------------------------
 
 
-def choose_turn(state: GameState, seat: int, rng: AIRandom) -> Play | Pass | None:
-    """The play (or pass) of the player to play."""
+def choose_turn(
+    state: GameState, seat: int, rng: AIRandom, named: Rank | None = None
+) -> Play | Pass | None:
+    """The play (or pass) of the player to play; ``named`` is the rank to name when the
+    player names one (by default the rank it holds most)."""
     limit = play_limit(state, seat)
     if limit == 0:
         return None
@@ -231,7 +234,7 @@ def choose_turn(state: GameState, seat: int, rng: AIRandom) -> Play | Pass | Non
     wild = state.rules.jokers is Jokers.WILD
     jokers = sorted(c for c in hand if c.rank is Rank.JOKER) if wild else []
     naming = state.required is None
-    rank = state.required if state.required is not None else rank_held_most(state, seat)
+    rank = state.required or named or rank_held_most(state, seat)
     naturals = sorted(c for c in hand if c.rank is rank)
     true_cards = naturals + jokers
     if len(true_cards) == len(hand) <= limit:

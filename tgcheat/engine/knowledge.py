@@ -15,13 +15,14 @@ Three depths of memory (``Memory``), so that computer players of different level
 what they remember as well as by how they decide:
 
 - ``hand``: nothing beyond what the table shows now (own hand, own plays still open);
-- ``own``: also every card it put on the pile itself, and, when a pile is taken, that those
-  cards and the revealed ones went to the taker's hand;
-- ``full``: also the claims on the pile, the cards it can trace (a player who took known
-  cards and then claims their rank is assumed to play them), and for each seat how often its
-  revealed claims were lies and how often it calls Cheat!.
+- ``own``: also every card it put on the pile itself, the claims on the pile, and where known
+  cards went: when a pile is taken, its own cards and the revealed ones go to the taker's
+  hand; a player who took known cards and then claims their rank is taken to play them;
+- ``full``: also, for each seat, the ranks it claimed since it last took a pile (it played
+  its copies of those), how often its revealed claims were lies, how often it calls Cheat!
+  and challenges a final play, and what a pass under ``passing=exhausted`` tells.
 
-Some of the ``full`` facts are beliefs, not certainties (a player who took a known 7 may have
+Some of these facts are beliefs, not certainties (a player who took a known 7 may have
 played it under another claim): they are kept apart from the certain ones, which are the
 player's own cards, so that a "sure lie" is only ever called on certain counts.
 """
@@ -136,15 +137,15 @@ class Knowledge:
     #: Its own cards on the current pile (``own`` and ``full``; with ``hand`` it sees only its
     #: plays still open, in the state).
     mine_on_pile: Counts = ZERO
-    #: Others' cards it believes are on the current pile (``full``): cards it saw go into a
-    #: hand, traced back out by a claim of their rank, or every copy of a rank after a pass
-    #: under ``passing=exhausted``.
+    #: Others' cards it believes are on the current pile (``own`` and ``full``): cards it saw
+    #: go into a hand, traced back out by a claim of their rank, or (``full``) every copy of a
+    #: rank after a pass under ``passing=exhausted``.
     traced_on_pile: Counts = ZERO
-    #: Cards claimed by others on the current pile, per claimed rank (``full``).
+    #: Cards claimed by others on the current pile, per claimed rank (``own`` and ``full``).
     claimed_on_pile: Counts = ZERO
     #: Cards it knows were set aside by players who left (``own`` and ``full``).
     out: Counts = ZERO
-    #: One record per seat (``full`` keeps them; ``own`` keeps only ``held``).
+    #: One record per seat (``own`` keeps only ``held``; ``full`` all of it).
     seats: tuple[SeatRecord, ...] = ()
     #: For each open play of another seat: (claim number, how many of its cards were traced
     #: from that seat's known holdings), so the lie estimate counts them as true cards.
@@ -230,12 +231,13 @@ def remember(
                     for card in claim.cards:
                         mine[slot(card.rank)] += 1
                     continue
-                if not full:
-                    continue
-                claimant = seats[claim.seat]
                 rank = slot(claim.rank)
                 claimed[rank] += len(claim.cards)
-                claimant.cleared |= 1 << rank
+                claimant = seats[claim.seat]
+                if full:
+                    claimant.cleared |= 1 << rank
+                    for seat in _could_call(before, claim.seat):
+                        seats[seat].chances += 1
                 # A player who took known cards of the claimed rank is assumed to play them
                 # when the rank comes (what every sensible player does); wild jokers too.
                 take = min(len(claim.cards), claimant.held[rank])
@@ -247,8 +249,6 @@ def remember(
                     traced[slot(Rank.JOKER)] += jokers
                     take += jokers
                 traced_claims[claim.number] = take
-                for seat in _could_call(before, claim.seat):
-                    seats[seat].chances += 1
             case FinalAccepted(seat=seat) if full:
                 seats[seat].final_chances += 1
             case ChallengeResolved():
@@ -321,11 +321,11 @@ def _take_pile(
     else:
         # The revealed cards left the claimant's hand: known ones must not be counted twice
         # (those of the claimed rank were traced out when the play was made).
-        claimant = seats[claim.seat].held
+        known = seats[claim.seat].held
         for index, shown in enumerate(revealed):
             if index != slot(claim.rank):
-                claimant[index] -= min(claimant[index], shown)
-    others = [max(t, r) for t, r in zip(traced if full else ZERO, revealed, strict=True)]
+                known[index] -= min(known[index], shown)
+    others = [max(t, r) for t, r in zip(traced, revealed, strict=True)]
     taker = seats[event.taker]
     taker.cleared = 0
     if event.taker != me:

@@ -33,6 +33,7 @@ from typing import Any, Protocol
 
 from tgcheat.engine.actions import Accept, Action, Challenge, Pass, PassVote, Play
 from tgcheat.engine.ai import (
+    SMALL_PILE,
     AIRandom,
     agree_to_pass,
     choose_action,
@@ -63,7 +64,7 @@ from tgcheat.engine.knowledge import (
     remember,
     slot,
 )
-from tgcheat.engine.rules import Challengers, Jokers, RankRule
+from tgcheat.engine.rules import Challengers, Jokers, Passing, RankRule
 from tgcheat.engine.state import Claim, GameState, Phase
 
 JOKER = slot(Rank.JOKER)
@@ -367,11 +368,11 @@ def threat_weight(state: GameState, seat: int, claimant: int) -> float:
     left = len(state.players[claimant].hand)
     rivals = [len(state.players[s].hand) for s in others if s != claimant]
     if left <= min(rivals, default=left):
-        weight = max(weight, 0.6)
+        weight = max(weight, 0.5)
     if left <= 2:
-        weight = max(weight, 1.5)
+        weight = max(weight, 1.0)
     elif left <= 4:
-        weight = max(weight, 0.9)
+        weight = max(weight, 0.7)
     return weight
 
 
@@ -439,6 +440,13 @@ class _Counting:
         return choose_turn(state, seat, rng)
 
 
+#: How often ``normal`` keeps a true card back when it opens a round.
+HOLD_BACK = 0.2
+#: How often ``normal`` names any rank it holds rather than the one the others can least
+#: follow.
+SURPRISE = 0.25
+
+
 class NormalStrategy(_Counting):
     """Remembers its own pile cards and the reveals; counts copies to judge a claim, with
     the same assumed habits for everyone; plays its turn by the rules of thumb."""
@@ -446,6 +454,81 @@ class NormalStrategy(_Counting):
     name = "normal"
     memory = Memory.OWN
     call_margin = 0.1
+
+    def turn(
+        self, state: GameState, seat: int, knowledge: Knowledge, rng: AIRandom
+    ) -> Action | None:
+        """The rules of thumb (true cards when it can, an honest last play, one card to bluff
+        with, a pass on a big pile when allowed), with the ties drawn at random: two players
+        who always name the same rank and bluff with the same card can deal the same hands
+        back and forth for ever."""
+        limit = play_limit(state, seat)
+        if limit == 0:
+            return None
+        hand = state.players[seat].hand
+        rank = state.required or self._rank_to_name(state, hand, knowledge, rng)
+        true_cards = _true_cards(state, seat, rank)
+        if len(true_cards) == len(hand) <= limit:
+            return Play(seat, tuple(true_cards), rank)
+        others = [c for c in hand if c not in true_cards]
+        if true_cards:
+            chosen = true_cards[:limit]
+            if state.required is None and len(chosen) > 1 and rng.random() < HOLD_BACK:
+                # Opening, keep one back now and then: under ``same`` with two players,
+                # opening with every copy lets both deal pairs back and forth for ever.
+                chosen = chosen[:-1]
+            small_pile = len(state.pile) <= SMALL_PILE
+            if len(chosen) < limit and len(others) >= 2 and small_pile and rng.random() < 0.15:
+                chosen.append(self._bluff_card(state, others, rng))
+            return Play(seat, tuple(chosen), rank)
+        if can_pass(state, seat) and (
+            state.rules.passing is Passing.EXHAUSTED or len(state.pile) >= SMALL_PILE
+        ):
+            return Pass(seat)
+        return Play(seat, (self._bluff_card(state, others, rng),), rank)
+
+    @staticmethod
+    def _rank_to_name(
+        state: GameState, hand: Sequence[Card], knowledge: Knowledge, rng: AIRandom
+    ) -> Rank:
+        """A rank it holds many of and that the others are least likely to hold: under
+        ``same`` they must follow it, and better they cannot (copies known in another hand
+        count double; those it cannot place, once). Ties are drawn at random, and now and
+        then any rank it holds: with two players under ``same``, always naming the rank the
+        other cannot follow hands the pile back and forth for ever."""
+        counts = count_cards(hand)
+        if max(counts[:JOKER]) == 0:
+            return Rank.ACE
+        total = deck_counts(state)
+        known = list(knowledge.mine_on_pile)
+        for source in (knowledge.traced_on_pile, knowledge.out):
+            known = [k + n for k, n in zip(known, source, strict=True)]
+        held = [0] * SLOTS
+        for seat, record in enumerate(knowledge.seats):
+            if seat != knowledge.seat:
+                held = [h + n for h, n in zip(held, record.held, strict=True)]
+
+        def score(rank: Rank) -> int:
+            index = slot(rank)
+            unplaced = max(0, total[index] - counts[index] - known[index] - held[index])
+            return counts[index] - 2 * held[index] - unplaced
+
+        ranks = [r for r in CLAIMABLE_RANKS if counts[slot(r)]]
+        if rng.random() < SURPRISE:
+            return ranks[_pick(rng, len(ranks))]
+        best = max(score(r) for r in ranks)
+        ties = [r for r in ranks if score(r) == best]
+        return ties[_pick(rng, len(ties))]
+
+    @staticmethod
+    def _bluff_card(state: GameState, cards: list[Card], rng: AIRandom) -> Card:
+        """One of the cards least worth keeping (``ai.junk_card``'s measure), at random."""
+        worst = junk_card(state, state.turn, cards)
+        alike = [c for c in cards if c.rank is worst.rank]
+        if state.rules.rank_rule is not RankRule.ASCENDING:
+            counts = count_cards(cards)
+            alike = [c for c in cards if counts[slot(c.rank)] == counts[slot(worst.rank)]]
+        return alike[_pick(rng, len(alike))]
 
 
 # --- hard ----------------------------------------------------------------------------------------
@@ -462,8 +545,8 @@ LIE_SHARE = 0.35
 
 def call_rate(record: SeatRecord) -> float:
     """How likely a seat is to call Cheat! on a lie (its right calls against the lies it
-    could have caught; a prior of one in two until the table has shown its habits)."""
-    rate = (record.right_calls + 1.0) / (LIE_SHARE * record.chances + 2.0)
+    could have caught; a prior of one in three until the table has shown its habits)."""
+    rate = (record.right_calls + 0.5) / (LIE_SHARE * record.chances + 1.5)
     return min(max(rate, 0.02), 0.95)
 
 
