@@ -539,6 +539,8 @@ WIN_VALUE = 12.0
 CARD_COST = 0.5
 #: A final bluff is two lies: caught, it costs the whole pile when the hand was nearly empty.
 FINAL_LIE_WEIGHT = 2.0
+#: Hands of this many cards or fewer are planned exactly to the end.
+ENDGAME = 6
 #: The share of claims assumed to be lies, to turn a seat's right calls into a call rate.
 LIE_SHARE = 0.35
 
@@ -568,6 +570,7 @@ class _Planner:
         # of this player, so rank r is ``(r - now) * step⁻¹ mod 13`` of its turns away (13
         # is prime and a table has fewer than 13 players, so the inverse exists).
         self.inverse = pow(self.step % 13, -1, 13)
+        self._memo: dict[tuple[tuple[int, ...], int, int], float] = {}
         required = state.required
         # The rank of this player's next turn under ``ascending`` (a challenge does not
         # reset the sequence; a pass moves it on like a play).
@@ -583,41 +586,81 @@ class _Planner:
         if sum(counts) == 0:
             return -WIN_VALUE
         if self.next_rank is not None:
-            turns, lies = self._ascending(list(counts), self.next_rank)
-        else:
-            turns, lies = self._groups(counts)
+            return self._ascending(list(counts), self.next_rank)
+        turns, lies = self._groups(counts)
         return turns + self.lie_cost * lies
 
-    def _ascending(self, counts: list[int], rank: int) -> tuple[float, float]:
-        """Play the hand out greedily: the true cards of each turn's rank, else one bluffed
-        card (the one whose rank comes last); a last play that is not all true is a final
-        bluff."""
+    def _ascending(self, counts: list[int], rank: int) -> float:
+        """A big hand is played down greedily (the true cards of each turn's rank, else one
+        bluffed card, the one whose rank comes last); the last ``ENDGAME`` cards are planned
+        exactly (``_endgame``), as the end is where a wrong card kept costs a final bluff."""
         jokers = counts[JOKER] if self.wild else 0
-        turns = lies = 0.0
-        for _ in range(26):
+        cost = 0.0
+        for _ in range(3 * 13):
             left = sum(counts[:JOKER]) + jokers
-            if left == 0:
-                return turns, lies
-            turns += 1
-            if counts[rank] + jokers == left and left <= self.limit:
-                return turns, lies
+            if left <= ENDGAME:
+                return cost + self._endgame(tuple(counts[:JOKER]), jokers, rank)
+            cost += 1.0
             if counts[rank]:
                 counts[rank] -= min(counts[rank], self.limit)
-            elif left == 1 or (sum(counts[:JOKER]) == 0):
-                # Only the last card, or jokers kept with nothing else: play out.
-                if sum(counts[:JOKER]) == 0:
-                    return turns, lies
-                return turns, lies + FINAL_LIE_WEIGHT
             else:
-                far = max(
-                    (r for r in range(13) if counts[r]),
-                    key=lambda r: (r - rank) % 13 * self.inverse % 13,
-                )
-                counts[far] -= 1
-                lies += 1
+                counts[self._farthest(counts, rank)] -= 1
+                cost += self.lie_cost
             rank = (rank + self.step) % 13
-        left = sum(counts[:JOKER]) + jokers
-        return turns + left, lies + left / 2
+        return cost + sum(counts)
+
+    def _farthest(self, counts: Sequence[int], rank: int) -> int:
+        """The rank held (jokers aside) whose turn comes last from ``rank``'s turn on."""
+        return max(
+            (r for r in range(13) if counts[r]),
+            key=lambda r: (r - rank) % 13 * self.inverse % 13,
+        )
+
+    def _endgame(self, counts: tuple[int, ...], jokers: int, rank: int) -> float:
+        """The least cost of going out from a small hand, this turn's rank being ``rank``:
+        each turn plays its true cards, or bluffs one card or more (the ranks that come last
+        first), or keeps some for an honest last play; a last play that is not all true is a
+        final bluff (``FINAL_LIE_WEIGHT`` bluffs)."""
+        key = (counts, jokers, rank)
+        known = self._memo.get(key)
+        if known is not None:
+            return known
+        left = sum(counts) + jokers
+        true = counts[rank]
+        if true + jokers == left and left <= self.limit:
+            best = 1.0
+        else:
+            nxt = (rank + self.step) % 13
+            best = math.inf
+            played = list(counts)
+            played[rank] = 0
+            shown = min(true, self.limit)
+            if true and shown < left:
+                after = list(counts)
+                after[rank] -= shown
+                best = 1.0 + self._endgame(tuple(after), jokers, nxt)
+            # Bluffs: the true cards with 1, 2, … of the cards whose turn comes last.
+            after = list(counts)
+            after[rank] -= shown
+            for _ in range(self.limit - shown):
+                if sum(after) == 0:
+                    break
+                after[self._farthest_other(after, rank)] -= 1
+                if sum(after) + jokers == 0:
+                    best = min(best, 1.0 + FINAL_LIE_WEIGHT * self.lie_cost)
+                    break
+                best = min(best, 1.0 + self.lie_cost + self._endgame(tuple(after), jokers, nxt))
+            if best is math.inf:
+                best = 1.0 + FINAL_LIE_WEIGHT * self.lie_cost
+        self._memo[key] = best
+        return best
+
+    def _farthest_other(self, counts: Sequence[int], rank: int) -> int:
+        """Like ``_farthest``, never ``rank`` itself unless nothing else is left."""
+        others = [r for r in range(13) if counts[r] and r != rank]
+        if not others:
+            return rank
+        return max(others, key=lambda r: (r - rank) % 13 * self.inverse % 13)
 
     def _groups(self, counts: Sequence[int]) -> tuple[float, float]:
         """When ranks are named (``free``; ``same`` for whoever opens): one turn a group of a
