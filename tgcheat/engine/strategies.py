@@ -539,6 +539,11 @@ WIN_VALUE = 12.0
 CARD_COST = 0.5
 #: A final bluff is two lies: caught, it costs the whole pile when the hand was nearly empty.
 FINAL_LIE_WEIGHT = 2.0
+#: How likely a player who calls at all is to call a lie its own cards prove.
+PROVEN_CALL = 0.95
+#: Each chance to call that a seat let pass without any call so far makes it that much less
+#: likely to call a provable lie.
+SILENCE = 0.85
 #: Hands of this many cards or fewer are planned exactly to the end.
 ENDGAME = 6
 #: The share of claims assumed to be lies, to turn a seat's right calls into a call rate.
@@ -550,6 +555,14 @@ def call_rate(record: SeatRecord) -> float:
     could have caught; a prior of one in three until the table has shown its habits)."""
     rate = (record.right_calls + 0.5) / (LIE_SHARE * record.chances + 1.5)
     return min(max(rate, 0.02), 0.95)
+
+
+def proof_rate(record: SeatRecord) -> float:
+    """How likely a seat is to call a lie its own cards prove: almost surely for any player
+    who has called Cheat! at all; for one who has let every chance pass, less and less."""
+    if record.calls > 0:
+        return PROVEN_CALL
+    return PROVEN_CALL * SILENCE**record.chances
 
 
 def final_call_rate(record: SeatRecord) -> float:
@@ -701,15 +714,13 @@ class HardStrategy(_Counting):
         if limit == 0:
             return None
         hand = state.players[seat].hand
-        callers = _callers_of(state, seat)
-        records = knowledge.seats
-        rates = [call_rate(records[s]) if s < len(records) else 0.5 for s in callers]
-        final_rates = [final_call_rate(records[s]) if s < len(records) else 1.0 for s in callers]
+        doubt = _Doubt(state, seat, knowledge)
         pile = len(state.pile)
         steps = len(state.active_seats())
-        # A later bluff will be weighed on a bigger pile: this one plus a round of plays.
+        # A later bluff will be weighed on a bigger pile: this one plus a round of plays. It
+        # is most often one card of a rank this player holds none of.
         later_pile = pile + 2.0 * steps
-        lie_cost = _called(rates, 1) * CARD_COST * later_pile
+        lie_cost = doubt.risk(deficit=1, outside=doubt.total_of(None)) * CARD_COST * later_pile
         planner = _Planner(state, seat, lie_cost)
         counts = count_cards(hand)
         keep_cost = planner.cost(counts)
@@ -719,6 +730,9 @@ class HardStrategy(_Counting):
         for rank in ranks:
             true_cards = _true_cards(state, seat, rank)
             junk = self._junk_order(state, planner, hand, rank)
+            # Copies the others cannot know are not in this player's hand or its pile cards.
+            covered = len(true_cards) + doubt.own_on_pile(rank)
+            outside = doubt.total_of(rank) - covered
             for shown in range(min(len(true_cards), limit), -1, -1):
                 for padded in range(0, min(limit - shown, len(junk)) + 1):
                     if shown + padded == 0:
@@ -730,8 +744,8 @@ class HardStrategy(_Counting):
                         played,
                         lie=padded > 0,
                         final=len(played) == len(hand),
-                        risk=_called(rates, len(played)),
-                        final_risk=_called(final_rates, 1),
+                        risk=doubt.risk(deficit=len(played) - covered, outside=outside),
+                        final_risk=doubt.final_risk,
                         caught_cost=caught_cost,
                     )
                     if best is None or value < best[0]:
@@ -798,14 +812,76 @@ def _callers_of(state: GameState, seat: int) -> list[int]:
     return [s for s in state.active_seats() if s != seat]
 
 
-def _called(rates: Sequence[float], cards: int) -> float:
-    """The chance that someone calls a lie of ``cards`` cards: a bigger claim draws more
-    doubt."""
-    scale = 1.0 + 0.4 * (cards - 1)
-    believed = 1.0
-    for rate in rates:
-        believed *= (1.0 - rate) ** scale
-    return 1.0 - believed
+#: How much less often a player calls a lie it cannot prove than one it can: a counting
+#: player calls what its own cards refute, and guesses far less.
+GUESS_SHARE = 0.2
+
+
+class _Doubt:
+    """How likely the others are to call this player's next claim, from what the table has
+    shown of their calls (``call_rate``) and from whether they could prove it false: a
+    player can refute a claim of n cards of a rank only when the copies it knows of (its
+    hand, its own pile cards) leave fewer than n for the claimant."""
+
+    def __init__(self, state: GameState, seat: int, knowledge: Knowledge) -> None:
+        self.state = state
+        self.knowledge = knowledge
+        self.totals = deck_counts(state)
+        self.wild = state.rules.jokers is Jokers.WILD
+        records = knowledge.seats
+        self.callers = _callers_of(state, seat)
+        self.rates = [call_rate(records[s]) if s < len(records) else 0.5 for s in self.callers]
+        self.proofs = [
+            proof_rate(records[s]) if s < len(records) else PROVEN_CALL for s in self.callers
+        ]
+        final_rates = [
+            final_call_rate(records[s]) if s < len(records) else 1.0 for s in self.callers
+        ]
+        self.final_risk = 1.0 - math.prod(1.0 - r for r in final_rates)
+        # Each other player's share of the cards this player cannot see: its hand and its
+        # part of the pile (the pile's unknown cards split evenly), all of which it knows.
+        others = [s for s in state.active_seats() if s != seat]
+        pile_unknown = max(0, len(state.pile) - sum(knowledge.mine_on_pile))
+        unseen = sum(len(state.players[s].hand) for s in others) + pile_unknown
+        self.shares = [
+            (len(state.players[s].hand) + pile_unknown / max(len(others), 1)) / max(unseen, 1)
+            for s in self.callers
+        ]
+
+    def total_of(self, rank: Rank | None) -> int:
+        """Copies that stand for ``rank`` (any rank for None): its own and wild jokers."""
+        index = 0 if rank is None else slot(rank)
+        return self.totals[index] + (self.totals[JOKER] if self.wild else 0)
+
+    def own_on_pile(self, rank: Rank) -> int:
+        mine = self.knowledge.mine_on_pile
+        return mine[slot(rank)] + (mine[JOKER] if self.wild else 0)
+
+    def risk(self, *, deficit: int, outside: int) -> float:
+        """The chance someone calls a claim that needs ``deficit`` copies more than this
+        player holds and has on the pile, ``outside`` copies being elsewhere."""
+        believed = 1.0
+        for rate, proof, share in zip(self.rates, self.proofs, self.shares, strict=True):
+            if deficit <= 0:
+                provable = 0.0
+            else:
+                # It must know of more than ``outside - deficit`` of the outside copies.
+                provable = _binomial_tail(outside, share, outside - deficit + 1)
+            believed *= 1.0 - provable * proof - (1.0 - provable) * rate * GUESS_SHARE
+        return 1.0 - believed
+
+
+def _binomial_tail(trials: int, chance: float, at_least: int) -> float:
+    """P(X >= at_least) for X ~ Binomial(trials, chance)."""
+    if at_least <= 0:
+        return 1.0
+    if at_least > trials:
+        return 0.0
+    chance = min(max(chance, 0.0), 1.0)
+    return sum(
+        math.comb(trials, k) * chance**k * (1.0 - chance) ** (trials - k)
+        for k in range(at_least, trials + 1)
+    )
 
 
 # --- the registry --------------------------------------------------------------------------------
