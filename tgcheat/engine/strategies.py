@@ -544,6 +544,8 @@ PROVEN_CALL = 0.95
 #: Each chance to call that a seat let pass without any call so far makes it that much less
 #: likely to call a provable lie.
 SILENCE = 0.85
+#: The spread, in turns, within which ``hard`` treats its options as equal.
+TIE_NOISE = 0.25
 #: Hands of this many cards or fewer are planned exactly to the end.
 ENDGAME = 6
 #: The share of claims assumed to be lies, to turn a seat's right calls into a call rate.
@@ -748,6 +750,10 @@ class HardStrategy(_Counting):
                         final_risk=doubt.final_risk,
                         caught_cost=caught_cost,
                     )
+                    # Nearly equal options are drawn at random: a player that always picks
+                    # the same one can be read, and two of them can repeat a cycle of plays
+                    # for ever.
+                    value += TIE_NOISE * rng.random()
                     if best is None or value < best[0]:
                         best = (value, Play(seat, played, rank))
         if can_pass(state, seat):
