@@ -798,15 +798,18 @@ class HardStrategy(_Counting):
         state: GameState, planner: _Planner, hand: Sequence[Card], rank: Rank
     ) -> list[Card]:
         """The cards to bluff with, least worth keeping first: under ``ascending`` the ranks
-        whose turn comes last; otherwise lone cards before groups. Jokers are never bluffed."""
+        whose turn comes last, keeping the rank the next player must claim (held back, it
+        may leave that player nothing true to play); otherwise lone cards before groups.
+        Jokers are never bluffed."""
         others = [c for c in hand if c.rank is not rank and c.rank is not Rank.JOKER]
         start = planner.next_rank
         if start is not None:
+            blocked = rank.next_in_sequence()
 
             def wait(card: Card) -> int:
                 return (slot(card.rank) - start) % 13 * planner.inverse % 13
 
-            return sorted(others, key=lambda c: (-wait(c), int(c)))
+            return sorted(others, key=lambda c: (c.rank is blocked, -wait(c), int(c)))
         sizes = count_cards(others)
         return sorted(others, key=lambda c: (sizes[slot(c.rank)], -int(c.rank), int(c)))
 
