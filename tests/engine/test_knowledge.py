@@ -70,10 +70,13 @@ def masked_events(events: Sequence[Event], seat: int, filler: Card) -> list[Even
     return hidden
 
 
-def _random_game(rules: Rules, players: int, seed: int, steps: int) -> list[tuple[GameState, list[Event], GameState]]:
+Step = tuple[GameState, list[Event], GameState]
+
+
+def _random_game(rules: Rules, players: int, seed: int, steps: int) -> list[Step]:
     rng = random.Random(seed)
     state, _ = new_game(rules, random_seating([(i, f"P{i}") for i in range(players)], rng), rng)
-    history = []
+    history: list[Step] = []
     for step in range(steps):
         if state.phase is Phase.FINISHED:
             break

@@ -111,6 +111,8 @@ def test_computer_players_round_trip_through_plain_data() -> None:
     players = ComputerPlayers.seat(state, ["hard", None, "normal"])
     asked: set[tuple[int, int]] = set()
     for step in range(40):
+        if state.phase is Phase.FINISHED:
+            break
         action = next_action(state, rng, step * 700, asked, players=players)
         if action is None:
             # The person's turn: play for them.
@@ -266,7 +268,8 @@ def test_remember_is_what_computer_players_use() -> None:
     rng = random.Random(9)
     state, _ = new_game(PRESETS["free"], random_seating([(1, "a"), (2, "b")], rng), rng)
     players = ComputerPlayers.seat(state, ["hard", "normal"])
-    knowledge = [new_knowledge(state, s, strategy(n).memory) for s, n in enumerate(["hard", "normal"])]
+    names = ["hard", "normal"]
+    knowledge = [new_knowledge(state, s, strategy(n).memory) for s, n in enumerate(names)]
     for step in range(30):
         action = next_action(state, rng, step * 700, set(), players=players)
         assert action is not None
