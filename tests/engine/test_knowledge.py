@@ -89,7 +89,7 @@ def _random_game(rules: Rules, players: int, seed: int, steps: int) -> list[Step
     return history
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(setup=setups(), seed=st.integers(min_value=0, max_value=2**32))
 def test_knowledge_never_holds_what_the_seat_did_not_see(
     setup: tuple[Rules, int], seed: int
@@ -117,7 +117,7 @@ def test_knowledge_never_holds_what_the_seat_did_not_see(
                 assert views == [real, real]
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(setup=setups(), seed=st.integers(min_value=0, max_value=2**32))
 def test_strategies_decide_on_what_the_seat_sees(setup: tuple[Rules, int], seed: int) -> None:
     """A strategy given the state with every unseen card replaced decides the same: it never

@@ -27,6 +27,7 @@ from tgcheat.engine.rules import (
     Rules,
 )
 from tgcheat.engine.state import EndReason, GameState, Phase
+from tgcheat.engine.strategies import LEVELS
 
 from .helpers import ComputerTable, ai_action, random_action
 
@@ -131,6 +132,24 @@ def test_games_without_a_cap_between_computer_players_end(
     rules, players = setup
     state, rng = _start(rules, players, seed)
     _drive(state, rng, ai_action, leave_chance, timeout_chance, UNCAPPED_STEPS)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    setup=setups(move_caps=(0,)),
+    seed=st.integers(min_value=0, max_value=2**32),
+    picks=st.lists(st.sampled_from(LEVELS), min_size=10, max_size=10),
+)
+def test_games_without_a_cap_between_computer_players_with_memory_end(
+    setup: tuple[Rules, int], seed: int, picks: list[str]
+) -> None:
+    rules, players = setup
+    # As for random play: two players claiming one card at a time can play a very long game
+    # without a cap (one of them far ahead, the other always caught); the cap ends those.
+    if players == 2 and rules.max_cards == 1:
+        rules = dataclasses.replace(rules, max_cards=2)
+    state, rng = _start(rules, players, seed)
+    _drive(state, rng, ComputerTable(state, picks[:players]), 0.0, 0.0, UNCAPPED_STEPS)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -544,6 +544,8 @@ PROVEN_CALL = 0.95
 #: Each chance to call that a seat let pass without any call so far makes it that much less
 #: likely to call a provable lie.
 SILENCE = 0.85
+#: The paddings ``hard`` weighs one by one (and then only the largest allowed).
+MAX_PADDING = 4
 #: The spread, in turns, within which ``hard`` treats its options as equal.
 TIE_NOISE = 0.25
 #: Hands of this many cards or fewer are planned exactly to the end.
@@ -736,7 +738,11 @@ class HardStrategy(_Counting):
             covered = len(true_cards) + doubt.own_on_pile(rank)
             outside = doubt.total_of(rank) - covered
             for shown in range(min(len(true_cards), limit), -1, -1):
-                for padded in range(0, min(limit - shown, len(junk)) + 1):
+                most = min(limit - shown, len(junk))
+                # Every padding up to a few cards, and the most it may play (with
+                # ``max_cards=any`` the range is the hand: too many to weigh each).
+                paddings = sorted({*range(min(most, MAX_PADDING) + 1), most})
+                for padded in paddings:
                     if shown + padded == 0:
                         continue
                     played = (*true_cards[:shown], *junk[:padded])
