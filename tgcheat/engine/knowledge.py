@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tgcheat.engine.cards import JOKERS_PER_DECK, Card, Rank
+from tgcheat.engine.cards import CODES_PER_DECK, JOKERS_PER_DECK, Card, Rank
 from tgcheat.engine.events import (
     CardsPlayed,
     ChallengeResolved,
@@ -70,8 +70,12 @@ def slot(rank: Rank) -> int:
 def count_cards(cards: Iterable[Card]) -> Counts:
     counts = [0] * SLOTS
     for card in cards:
-        counts[slot(card.rank)] += 1
+        counts[_SLOT_OF_CODE[card % CODES_PER_DECK]] += 1
     return tuple(counts)
+
+
+# The slot of each card code within a deck (counting is the memory's most frequent step).
+_SLOT_OF_CODE = tuple(slot(Card(code).rank) for code in range(CODES_PER_DECK))
 
 
 def deck_counts(state: GameState) -> Counts:
@@ -221,7 +225,7 @@ def remember(
     traced = list(knowledge.traced_on_pile)
     claimed = list(knowledge.claimed_on_pile)
     out = list(knowledge.out)
-    seats = [_Seat(record) for record in knowledge.seats]
+    seats = _Seats(knowledge.seats)
     traced_claims = dict(knowledge.traced_claims)
     wild = before.rules.jokers is Jokers.WILD
     for event in events:
@@ -264,8 +268,9 @@ def remember(
                 index = slot(rank)
                 total = deck_counts(before)[index]
                 traced[index] = max(0, total - mine[index] - out[index])
-                for record in seats:
-                    record.held[index] = 0
+                for seat in range(len(seats)):
+                    if seats.record(seat).held[index]:
+                        seats[seat].held[index] = 0
             case PlayerLeft(seat=seat):
                 out = [o + h for o, h in zip(out, seats[seat].held, strict=True)]
                 seats[seat].held = [0] * SLOTS
@@ -273,13 +278,17 @@ def remember(
                 pass
     # A hand holds no more known cards than it has cards: what was played under another claim
     # is forgotten, the most numerous belief first.
-    for seat, record in enumerate(seats):
+    for seat in range(len(seats)):
+        held = seats.record(seat).held
         if seat == me:
-            record.held = [0] * SLOTS
+            if any(held):
+                seats[seat].held = [0] * SLOTS
             continue
         size = len(after.players[seat].hand)
-        while sum(record.held) > size:
-            record.held[record.held.index(max(record.held))] -= 1
+        if sum(held) > size:
+            record = seats[seat]
+            while sum(record.held) > size:
+                record.held[record.held.index(max(record.held))] -= 1
     open_numbers = {claim.number for claim in after.open_claims}
     return Knowledge(
         seat=me,
@@ -288,7 +297,7 @@ def remember(
         traced_on_pile=tuple(traced),
         claimed_on_pile=tuple(claimed),
         out=tuple(out),
-        seats=tuple(record.freeze() for record in seats),
+        seats=seats.freeze(),
         traced_claims=tuple(sorted((n, t) for n, t in traced_claims.items() if n in open_numbers)),
     )
 
@@ -310,7 +319,7 @@ def _take_pile(
     full: bool,
     mine: list[int],
     traced: list[int],
-    seats: list[_Seat],
+    seats: _Seats,
 ) -> None:
     """The pile went to ``event.taker``: the cards the rememberer knew in it go with it."""
     claim = event.claim
@@ -346,6 +355,34 @@ def _take_pile(
         for seat in event.callers or (event.challenger,):
             seats[seat].final_chances += 1
             seats[seat].final_calls += 1
+
+
+class _Seats:
+    """The seats' records while one ``remember`` folds its events: a mutable copy of a record
+    is made only for a seat whose record changes (most events touch one or two)."""
+
+    def __init__(self, records: tuple[SeatRecord, ...]) -> None:
+        self.records = records
+        self.changed: dict[int, _Seat] = {}
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def __getitem__(self, seat: int) -> _Seat:
+        copy = self.changed.get(seat)
+        if copy is None:
+            copy = self.changed[seat] = _Seat(self.records[seat])
+        return copy
+
+    def record(self, seat: int) -> SeatRecord | _Seat:
+        """The record as it stands, without copying it."""
+        return self.changed.get(seat) or self.records[seat]
+
+    def freeze(self) -> tuple[SeatRecord, ...]:
+        return tuple(
+            self.changed[seat].freeze() if seat in self.changed else record
+            for seat, record in enumerate(self.records)
+        )
 
 
 class _Seat:
