@@ -41,11 +41,14 @@ Z95 = 1.96
 
 @dataclass
 class Calls:
-    """One strategy's Cheat! calls: all of them, and those on a claim it could not prove
-    false from its own cards (guesses)."""
+    """One strategy's Cheat! calls: all of them; those on a final play apart (called because
+    a final play that stands wins, whatever the odds); and, of the others, those on a claim it
+    could not prove false from its own cards (guesses)."""
 
     calls: int = 0
     right: int = 0
+    finals: int = 0
+    finals_right: int = 0
     guessed: int = 0
     guessed_right: int = 0
 
@@ -77,12 +80,16 @@ class Tally:
                 self.challenges += 1
                 self.lies_caught += event.lie
 
-    def count_call(self, strategy: str, guessed: bool, right: bool) -> None:
+    def count_call(self, strategy: str, *, final: bool, guessed: bool, right: bool) -> None:
         calls = self.calls.setdefault(strategy, Calls())
         calls.calls += 1
         calls.right += right
-        calls.guessed += guessed
-        calls.guessed_right += guessed and right
+        if final:
+            calls.finals += 1
+            calls.finals_right += right
+        elif guessed:
+            calls.guessed += 1
+            calls.guessed_right += right
 
     def report(self, seats: Sequence[str]) -> dict[str, Any]:
         games = max(self.games, 1)
@@ -103,6 +110,8 @@ class Tally:
             name: {
                 "calls": c.calls,
                 "right_share": round(c.right / c.calls, 4) if c.calls else 0.0,
+                "finals": c.finals,
+                "finals_right_share": round(c.finals_right / c.finals, 4) if c.finals else 0.0,
                 "guessed": c.guessed,
                 "guessed_right_share": round(c.guessed_right / c.guessed, 4)
                 if c.guessed
@@ -172,7 +181,12 @@ def play_game(
                 knowledge = players.knowledge[event.challenger]
                 assert knowledge is not None
                 guessed = not sure_lie(before, knowledge, event.claim)
-                tally.count_call(names[event.challenger], guessed, event.lie)
+                tally.count_call(
+                    names[event.challenger],
+                    final=event.claim.final,
+                    guessed=guessed,
+                    right=event.lie,
+                )
         players = players.remember(before, events, state)
         problems = violations(state, deck_size)
         if problems:
@@ -343,7 +357,9 @@ def _print_text(head: dict[str, Any], report: dict[str, Any]) -> None:
     for name, calls in report["calls_by_strategy"].items():
         print(
             f"calls of {name}: {calls['calls']}, {100 * calls['right_share']:.1f}% right; "
-            f"guessed {calls['guessed']}, {100 * calls['guessed_right_share']:.1f}% right"
+            f"on final plays {calls['finals']}, {100 * calls['finals_right_share']:.1f}% right; "
+            f"guessed (others it could not prove) {calls['guessed']}, "
+            f"{100 * calls['guessed_right_share']:.1f}% right"
         )
     endings = ", ".join(f"{k} {v}" for k, v in report["endings"].items())
     print(f"endings: {endings} (at the move cap: {100 * report['cap_share']:.1f}%)")

@@ -255,13 +255,15 @@ def test_hard_beats_a_table_of_honest_players_clearly() -> None:
     assert report["invariant_violations"] == 0
 
 
-def test_the_tally_counts_guessed_calls_apart() -> None:
+def test_the_tally_counts_guessed_and_final_calls_apart() -> None:
     tally = Tally()
-    tally.count_call("hard", guessed=False, right=True)
-    tally.count_call("hard", guessed=True, right=False)
-    tally.count_call("hard", guessed=True, right=True)
+    tally.count_call("hard", final=False, guessed=False, right=True)
+    tally.count_call("hard", final=False, guessed=True, right=False)
+    tally.count_call("hard", final=False, guessed=True, right=True)
+    tally.count_call("hard", final=True, guessed=True, right=False)
     calls = tally.calls["hard"]
-    assert (calls.calls, calls.right, calls.guessed, calls.guessed_right) == (3, 2, 2, 1)
+    assert (calls.calls, calls.right, calls.guessed, calls.guessed_right) == (4, 2, 2, 1)
+    assert (calls.finals, calls.finals_right) == (1, 0)
 
 
 def test_remember_is_what_computer_players_use() -> None:
