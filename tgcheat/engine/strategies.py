@@ -8,18 +8,20 @@ deterministic given the random generator.
 - ``easy`` remembers nothing beyond the table (its hand and its own open plays) and decides by
   the source texts' rules of thumb with a dice roll: the first computer player
   (``tgcheat.engine.ai.choose_action``), which calls Cheat! far too often.
-- ``normal`` also remembers its own cards on the pile and every revealed card, and estimates
-  how likely a claim is to be a lie from the copies it cannot place; it calls Cheat! when a
-  lie is more likely than not (a little more than that when several opponents share the
-  gain), always answers a final play with Cheat! (if the play stands the game is lost
-  anyway), and plays its turn by the rules of thumb.
-- ``hard`` counts every card it can place, per seat; learns from the reveals how often each
-  player pads a claim and how often each calls Cheat!; calls when the expected cards pay
-  (the claimant's pile, weighed by how close the claimant is to going out, against its own);
-  and plans its turn: it compares every honest play, padded play and bluff by the risk of
-  being called (what the table has shown of its calls) against the turns and forced bluffs
-  the cards left in hand will cost, so it sheds the cards it will not be able to play
-  truthfully soon and keeps an honest last play.
+- ``normal`` also remembers its own cards on the pile, the claims on it and every revealed
+  card, and estimates how likely a claim is to be a lie from the copies it cannot place; it
+  calls Cheat! when a lie is more likely than not (more than that when several opponents
+  share the gain), always answers a final play with Cheat! (if the play stands the game is
+  lost anyway), and plays its turn by the rules of thumb, naming a rank the others are
+  unlikely to follow.
+- ``hard`` also counts the ranks each seat has claimed since it last took a pile (it played
+  those), learns from the reveals how often each seat pads a claim and from the table how
+  often each calls Cheat!; calls when the expected cards pay (the pile the claimant would
+  take, weighed by how close the claimant is to going out, against the pile it would take
+  itself); and plans its turn: it weighs every honest play, padded play and bluff by the risk
+  of being called (whether the others' cards could prove the bluff, and whether they call at
+  all) against the turns and forced bluffs the cards left in hand will cost, so it sheds the
+  cards it will not be able to play truthfully soon and keeps an honest last play.
 - Baselines: ``random`` (any legal action), ``honest`` (true cards when it can, else the fewest
   cards it must, never calls Cheat!), ``never`` (``easy`` without any call).
 """
