@@ -9,6 +9,7 @@ import pytest
 
 from tgcheat import simulate
 from tgcheat.engine.rules import PRESETS
+from tgcheat.engine.strategies import DEFAULT_STRATEGY
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -94,3 +95,75 @@ def test_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
     # One deck cannot seat seven.
     code, _, err = _run(capsys, "--players", "7", "--set", "decks=1")
     assert code == 2 and "one_deck_too_many_players" in err
+
+
+def test_seats_name_each_players_strategy(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ("--seats", "hard,honest,random", "--games", "12", "--seed", "3", "--json")
+    code, out, _ = _run(capsys, *argv)
+    report = json.loads(out)
+    assert code == 0 and report["invariant_violations"] == 0
+    assert report["players"] == 3 and report["seats"] == ["hard", "honest", "random"]
+    # The keys of before, and the new ones.
+    for key in ("games", "wins_by_seat", "endings", "draws", "lies_caught_share", "timing"):
+        assert key in report
+    wins = report["wins_by_seat"]
+    assert len(wins) == 3 and sum(wins) + report["draws"] == 12
+    assert sum(report["wins_by_position"]) == sum(wins)
+    by_strategy = report["wins_by_strategy"]
+    assert list(by_strategy) == ["hard", "honest", "random"]
+    for name, figures in by_strategy.items():
+        assert figures["wins"] == wins[report["seats"].index(name)]
+        assert figures["low"] <= figures["share"] <= figures["high"]
+        assert figures["seats"] == 1 and figures["fair_share"] == round(1 / 3, 4)
+    assert 0.0 <= report["cap_share"] <= 1.0
+    for calls in report["calls_by_strategy"].values():
+        assert calls["guessed"] <= calls["calls"]
+    # Same seed, same figures.
+    _, again, _ = _run(capsys, *argv)
+    second = json.loads(again)
+    report.pop("timing"), second.pop("timing")
+    assert report == second
+
+
+def test_a_strategy_keeps_its_player_wherever_the_seating_puts_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # `never` never calls Cheat!: whatever the seating, its player is never a caller.
+    code, out, _ = _run(capsys, "--seats", "never,easy,never", "--games", "20", "--json")
+    report = json.loads(out)
+    assert code == 0
+    assert set(report["calls_by_strategy"]) <= {"easy"}
+    assert report["wins_by_strategy"]["never"]["seats"] == 2
+
+
+def test_players_alone_means_the_default_strategy(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = _run(capsys, "--players", "3", "--games", "3", "--json")
+    report = json.loads(out)
+    assert report["seats"] == [DEFAULT_STRATEGY] * 3
+    _, out, _ = _run(capsys, "--seats", "normal,normal", "--players", "2", "--games", "3")
+    assert "seats: normal,normal" in out.splitlines()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (("--seats", "hard,perfect"), "unknown strategy 'perfect'"),
+        (("--seats", "hard,,honest"), "unknown strategy ''"),
+        (("--seats", "hard,honest", "--players", "3"), "names 2 players but --players is 3"),
+        (("--seats", "hard"), "--players must be 2–10"),
+        (("--seats", ",".join(["honest"] * 11)), "--players must be 2–10"),
+    ],
+)
+def test_bad_seats_are_refused(
+    argv: tuple[str, ...], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = _run(capsys, *argv, "--games", "2")
+    assert code == 2 and out == ""
+    assert message in err
+
+
+def test_the_wilson_interval() -> None:
+    low, high = simulate.wilson(50, 100)
+    assert 0.40 < low < 0.41 and 0.59 < high < 0.60
+    assert simulate.wilson(0, 10)[0] == 0.0 and simulate.wilson(10, 10)[1] == 1.0
+    assert simulate.wilson(0, 0) == (0.0, 1.0)

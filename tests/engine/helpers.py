@@ -16,6 +16,7 @@ from tgcheat.engine.actions import (
 )
 from tgcheat.engine.autoplay import next_action
 from tgcheat.engine.cards import Card, Rank, Suit, full_deck
+from tgcheat.engine.events import Event
 from tgcheat.engine.game import (
     apply,
     awaited,
@@ -27,6 +28,7 @@ from tgcheat.engine.game import (
 )
 from tgcheat.engine.rules import Jokers, Rules
 from tgcheat.engine.state import GameState, Phase, Player
+from tgcheat.engine.strategies import DEFAULT_STRATEGY, ComputerPlayers
 
 
 def card(label: str, deck: int = 0) -> Card:
@@ -117,12 +119,32 @@ def random_action(state: GameState, rng: random.Random, now_ms: int = 0) -> Acti
 
 
 def ai_action(state: GameState, rng: random.Random, now_ms: int = 0) -> Action:
-    """The next action of a table of computer players who act only when the game waits for
-    them (the clock when it waits for it): ``next_action`` without bystanders."""
+    """The next action of a table of the first computer players (``ai.choose_action``, who
+    remember nothing) who act only when the game waits for them (the clock when it waits for
+    it): ``next_action`` without bystanders."""
     action = next_action(state, rng, now_ms, None)
     if action is None:
         raise AssertionError("nobody can act")
     return action
+
+
+class ComputerTable:
+    """A driver of computer players with memory, for tests that apply actions themselves:
+    call it for the next action (``next_action`` without bystanders), and tell it every
+    ``apply`` with ``seen`` so that each player remembers what it saw."""
+
+    def __init__(self, state: GameState, strategies: Sequence[str] | None = None) -> None:
+        names = strategies or [DEFAULT_STRATEGY] * len(state.players)
+        self.players = ComputerPlayers.seat(state, names)
+
+    def __call__(self, state: GameState, rng: random.Random, now_ms: int = 0) -> Action:
+        action = next_action(state, rng, now_ms, None, players=self.players)
+        if action is None:
+            raise AssertionError("nobody can act")
+        return action
+
+    def seen(self, before: GameState, events: Sequence[Event], after: GameState) -> None:
+        self.players = self.players.remember(before, events, after)
 
 
 def play_out(state: GameState, rng: random.Random, max_steps: int = 10_000) -> GameState:

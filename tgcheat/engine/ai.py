@@ -45,9 +45,15 @@ class AIRandom(Protocol):
     def random(self) -> float: ...
 
 
-def choose_action(state: GameState, seat: int, rng: AIRandom, now_ms: int = 0) -> Action | None:
+def choose_action(
+    state: GameState, seat: int, rng: AIRandom, now_ms: int = 0, *, calls: bool = True
+) -> Action | None:
     """What the player at ``seat`` does now, or None when they have nothing to do (it is not
     their turn and they let the last play stand, or the game waits for someone else).
+
+    This is the first computer player, kept as it was: the ``easy`` strategy of
+    ``tgcheat.engine.strategies`` (which also has the stronger ones). With ``calls=False`` it
+    never calls Cheat! and believes every final play (the ``never`` baseline).
 
     ``now_ms`` is stamped on a Cheat! call (``challenge_priority=clockwise``).
     """
@@ -56,19 +62,19 @@ def choose_action(state: GameState, seat: int, rng: AIRandom, now_ms: int = 0) -
     if state.players[seat].left:
         return None
     if state.challenges:
-        return _join_call(state, seat, now_ms)
+        return _join_call(state, seat, now_ms) if calls else None
     if state.phase is Phase.FINAL_CHECK:
         claim = state.final_claim
         if claim is None or seat not in awaited(state):
             return None
-        if _challenge_final(state, seat, claim, rng):
+        if calls and _challenge_final(state, seat, claim, rng):
             return Challenge(seat, claim.number, now_ms)
         return Accept(seat, claim.number)
     if state.vote_by is not None:
         if can_vote(state, seat):
-            return PassVote(seat, _agree_to_pass(state, seat, rng))
+            return PassVote(seat, agree_to_pass(state, seat, rng))
         return None
-    call = _challenge_decision(state, seat, rng, now_ms)
+    call = _challenge_decision(state, seat, rng, now_ms) if calls else None
     if call is not None:
         return call
     if seat != state.turn:
@@ -199,7 +205,7 @@ def _join_call(state: GameState, seat: int, now_ms: int) -> Challenge | None:
 # --- passing --------------------------------------------------------------------------------------
 
 
-def _agree_to_pass(state: GameState, seat: int, rng: AIRandom) -> bool:
+def agree_to_pass(state: GameState, seat: int, rng: AIRandom) -> bool:
     """Let a player pass unless they are a threat: fewer cards than this player, or close to
     going out."""
     asker = state.vote_by
@@ -216,8 +222,11 @@ def _agree_to_pass(state: GameState, seat: int, rng: AIRandom) -> bool:
 # --- the turn -------------------------------------------------------------------------------------
 
 
-def choose_turn(state: GameState, seat: int, rng: AIRandom) -> Play | Pass | None:
-    """The play (or pass) of the player to play."""
+def choose_turn(
+    state: GameState, seat: int, rng: AIRandom, named: Rank | None = None
+) -> Play | Pass | None:
+    """The play (or pass) of the player to play; ``named`` is the rank to name when the
+    player names one (by default the rank it holds most)."""
     limit = play_limit(state, seat)
     if limit == 0:
         return None
@@ -225,7 +234,7 @@ def choose_turn(state: GameState, seat: int, rng: AIRandom) -> Play | Pass | Non
     wild = state.rules.jokers is Jokers.WILD
     jokers = sorted(c for c in hand if c.rank is Rank.JOKER) if wild else []
     naming = state.required is None
-    rank = state.required if state.required is not None else _choose_rank(state, seat)
+    rank = state.required or named or rank_held_most(state, seat)
     naturals = sorted(c for c in hand if c.rank is rank)
     true_cards = naturals + jokers
     if len(true_cards) == len(hand) <= limit:
@@ -238,7 +247,7 @@ def choose_turn(state: GameState, seat: int, rng: AIRandom) -> Play | Pass | Non
         if len(chosen) < limit and len(rest) >= 2 and rng.random() < pad:
             # Slip one odd card in with true ones, while the pile is small or when the rank
             # is this player's own choice (a claim nobody would otherwise doubt).
-            chosen = [*chosen, _junk(state, seat, rest)]
+            chosen = [*chosen, junk_card(state, seat, rest)]
         return Play(seat, tuple(chosen), rank)
     passable = can_pass(state, seat)
     # Every copy in the pile: a claim of the rank is a sure lie, so never bluff it.
@@ -252,10 +261,10 @@ def choose_turn(state: GameState, seat: int, rng: AIRandom) -> Play | Pass | Non
     if 2 <= len(hand) <= min(limit, 3) and rng.random() < 0.2:
         # The decisive bluff of a nearly empty hand (Italian text).
         return Play(seat, hand, rank)
-    return Play(seat, (_junk(state, seat, others or list(hand)),), rank)
+    return Play(seat, (junk_card(state, seat, others or list(hand)),), rank)
 
 
-def _choose_rank(state: GameState, seat: int) -> Rank:
+def rank_held_most(state: GameState, seat: int) -> Rank:
     """Name the rank held most (``free``, or opening a round under ``same``): its true cards
     can go down, and under ``same`` the others must follow it."""
     counts: Counter[Rank] = Counter(
@@ -266,7 +275,7 @@ def _choose_rank(state: GameState, seat: int) -> Rank:
     return max(CLAIMABLE_RANKS, key=lambda r: (counts[r], -int(r)))
 
 
-def _junk(state: GameState, seat: int, cards: list[Card]) -> Card:
+def junk_card(state: GameState, seat: int, cards: list[Card]) -> Card:
     """The card least worth keeping: under ``ascending`` the rank this player will be asked
     for last; otherwise a rank held alone (pairs may make a true play later)."""
     counts = Counter(c.rank for c in cards)

@@ -2,9 +2,10 @@
 every driver of games without people (``tgcheat simulate``, the engine's tests, the
 benchmark's players and the soak).
 
-What each player does is ``tgcheat.engine.ai.choose_action``; this module decides whom to ask,
-in which order, and when the clock acts instead. Pure and deterministic: the random generator
-and the time come in as arguments.
+What each player does is its strategy's choice (``tgcheat.engine.strategies``, given as
+``ComputerPlayers``; without them every seat plays ``tgcheat.engine.ai.choose_action``); this
+module decides whom to ask, in which order, and when the clock acts instead. Pure and
+deterministic: the random generator and the time come in as arguments.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from tgcheat.engine.actions import Action, Challenge, ResolveChallenges
 from tgcheat.engine.ai import challengers_for, choose_action
 from tgcheat.engine.game import awaited, pending_deadline_ms
 from tgcheat.engine.state import GameState, Phase
+from tgcheat.engine.strategies import ComputerPlayers
 
 #: Time between two players' Cheat! presses on one play, in the order they were asked: who
 #: presses first is a race, and under ``challenge_priority=clockwise`` the press times decide
@@ -40,6 +42,7 @@ def next_action(
     asked: Asked | None,
     *,
     clock: bool = True,
+    players: ComputerPlayers | None = None,
 ) -> Action | None:
     """The next action at a table of computer players, or None when nobody acts now.
 
@@ -60,6 +63,10 @@ def next_action(
     ``asked`` is updated in place: pass the same set for a whole game. With None, only the
     players the game waits for act (a player who is not awaited never calls Cheat!).
 
+    ``players``: the computer players' strategies and knowledge (update it with
+    ``ComputerPlayers.remember`` after every ``apply``); a seat whose strategy is None is a
+    person's and is never asked. Without it, every seat plays ``ai.choose_action``.
+
     None also when the game is over, or when no awaited player has a move (a game in play
     always has one).
     """
@@ -69,20 +76,33 @@ def next_action(
         and state.open_claims
         and (state.phase is Phase.PLAYING or deadline is not None)
     ):
-        call = _bystander_call(state, rng, now_ms, asked, deadline)
+        call = _bystander_call(state, rng, now_ms, asked, deadline, players)
         if call is not None:
             return call
     if deadline is not None:
         return ResolveChallenges(max(deadline, now_ms)) if clock else None
     for seat in sorted(awaited(state)):
-        action = choose_action(state, seat, rng, now_ms)
+        action = _choose(players, state, seat, rng, now_ms)
         if action is not None:
             return action
     return None
 
 
+def _choose(
+    players: ComputerPlayers | None, state: GameState, seat: int, rng: TableRandom, now_ms: int
+) -> Action | None:
+    if players is None:
+        return choose_action(state, seat, rng, now_ms)
+    return players.choose(state, seat, rng, now_ms)
+
+
 def _bystander_call(
-    state: GameState, rng: TableRandom, now_ms: int, asked: Asked, deadline: int | None
+    state: GameState,
+    rng: TableRandom,
+    now_ms: int,
+    asked: Asked,
+    deadline: int | None,
+    players: ComputerPlayers | None,
 ) -> Challenge | None:
     claim = state.open_claims[-1]
     seats = [s for s in challengers_for(state, claim) if (s, claim.number) not in asked]
@@ -94,7 +114,7 @@ def _bystander_call(
         press_ms = now_ms + i * PRESS_MS
         if deadline is not None:
             press_ms = min(press_ms, deadline)
-        action = choose_action(state, seat, rng, press_ms)
+        action = _choose(players, state, seat, rng, press_ms)
         if isinstance(action, Challenge):
             return action
     return None

@@ -1,0 +1,417 @@
+"""What one player legitimately knows about a game: a computer player's memory.
+
+A player at the table sees the current state only in part: their own hand, how many cards
+each hand and the pile hold, the claims (seat, number of cards, rank), and the cards a
+challenge reveals. What they *remember* on top of that is this module's ``Knowledge``: a small,
+immutable, JSON-able value that ``remember`` folds over the events of every ``apply``. It is
+built from the facts the seat saw and nothing else: never the pile's faces, another hand, or
+the cards of another player's unrevealed play.
+
+Counts are kept per rank (suits never matter), so the value stays bounded whatever the length
+of the game: for each seat a count per rank and a few tallies, nothing that grows with the
+number of plays.
+
+Three depths of memory (``Memory``), so that computer players of different levels differ by
+what they remember as well as by how they decide:
+
+- ``hand``: nothing beyond what the table shows now (own hand, own plays still open);
+- ``own``: also every card it put on the pile itself, the claims on the pile, and where known
+  cards went: when a pile is taken, its own cards and the revealed ones go to the taker's
+  hand; a player who took known cards and then claims their rank is taken to play them;
+- ``full``: also, for each seat, the ranks it claimed since it last took a pile (it played
+  its copies of those), how often its revealed claims were lies, how often it calls Cheat!
+  and challenges a final play, and what a pass under ``passing=exhausted`` tells.
+
+Some of these facts are beliefs, not certainties (a player who took a known 7 may have
+played it under another claim): they are kept apart from the certain ones, which are the
+player's own cards, so that a "sure lie" is only ever called on certain counts.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tgcheat.engine.cards import CODES_PER_DECK, JOKERS_PER_DECK, Card, Rank
+from tgcheat.engine.events import (
+    CardsPlayed,
+    ChallengeResolved,
+    Event,
+    FinalAccepted,
+    Passed,
+    PlayerLeft,
+)
+from tgcheat.engine.rules import Challengers, Jokers, Passing
+from tgcheat.engine.state import GameState
+
+#: Copies of each rank in one deck (suits never matter).
+COPIES_PER_DECK = 4
+#: One count per rank: A, 2–10, J, Q, K, then the joker.
+SLOTS = len(Rank)
+#: Version of ``Knowledge.to_data``'s format; ``from_data`` refuses another.
+DATA_VERSION = 1
+
+Counts = tuple[int, ...]
+ZERO: Counts = (0,) * SLOTS
+
+
+class Memory(enum.StrEnum):
+    HAND = "hand"
+    OWN = "own"
+    FULL = "full"
+
+
+def slot(rank: Rank) -> int:
+    return int(rank) - 1
+
+
+def count_cards(cards: Iterable[Card]) -> Counts:
+    counts = [0] * SLOTS
+    for card in cards:
+        counts[_SLOT_OF_CODE[card % CODES_PER_DECK]] += 1
+    return tuple(counts)
+
+
+# The slot of each card code within a deck (counting is the memory's most frequent step).
+_SLOT_OF_CODE = tuple(slot(Card(code).rank) for code in range(CODES_PER_DECK))
+
+
+def deck_counts(state: GameState) -> Counts:
+    """How many cards of each rank the game's deck(s) hold."""
+    decks = state.rules.deck_count(len(state.players))
+    jokers = JOKERS_PER_DECK * decks if state.rules.jokers is Jokers.WILD else 0
+    return (*(COPIES_PER_DECK * decks,) * (SLOTS - 1), jokers)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    """What a player remembers of one seat (its own included, where only the tallies of
+    how others treated it matter)."""
+
+    #: Cards known to have gone into this seat's hand (a pile it took, with cards the
+    #: rememberer knows) and not traced out of it since: a belief, capped by its hand size.
+    held: Counts = ZERO
+    #: Its claims that a challenge revealed, and how many of those were lies; single-card and
+    #: multi-card claims apart (a lone card is most often a forced lie, a group a padded one).
+    single_shown: int = 0
+    single_lies: int = 0
+    multi_shown: int = 0
+    multi_lies: int = 0
+    #: Others' non-final plays it could have called Cheat! on, and its calls (any play).
+    chances: int = 0
+    calls: int = 0
+    #: Its calls that caught a lie.
+    right_calls: int = 0
+    #: Final plays it answered (accepted or challenged), and those it challenged.
+    final_chances: int = 0
+    final_calls: int = 0
+    #: The ranks it claimed since it last took a pile, one bit per rank (1 << slot): a player
+    #: plays every true card of the rank it is asked for, so it likely holds none of those.
+    cleared: int = 0
+
+    def to_data(self) -> list[Any]:
+        return [
+            list(self.held),
+            self.single_shown,
+            self.single_lies,
+            self.multi_shown,
+            self.multi_lies,
+            self.chances,
+            self.calls,
+            self.right_calls,
+            self.final_chances,
+            self.final_calls,
+            self.cleared,
+        ]
+
+    @classmethod
+    def from_data(cls, data: Sequence[Any]) -> SeatRecord:
+        held, *tallies = data
+        return cls(_counts(held), *(int(t) for t in tallies))
+
+
+@dataclass(frozen=True, slots=True)
+class Knowledge:
+    """What the player at ``seat`` remembers; what it sees now is read from the state."""
+
+    seat: int
+    memory: Memory
+    #: Its own cards on the current pile (``own`` and ``full``; with ``hand`` it sees only its
+    #: plays still open, in the state).
+    mine_on_pile: Counts = ZERO
+    #: Others' cards it believes are on the current pile (``own`` and ``full``): cards it saw
+    #: go into a hand, traced back out by a claim of their rank, or (``full``) every copy of a
+    #: rank after a pass under ``passing=exhausted``.
+    traced_on_pile: Counts = ZERO
+    #: Cards claimed by others on the current pile, per claimed rank (``own`` and ``full``).
+    claimed_on_pile: Counts = ZERO
+    #: Cards it knows were set aside by players who left (``own`` and ``full``).
+    out: Counts = ZERO
+    #: One record per seat (``own`` keeps only ``held``; ``full`` all of it).
+    seats: tuple[SeatRecord, ...] = ()
+    #: For each open play of another seat: (claim number, how many of its cards were traced
+    #: from that seat's known holdings), so the lie estimate counts them as true cards.
+    traced_claims: tuple[tuple[int, int], ...] = ()
+
+    def to_data(self) -> dict[str, Any]:
+        """Plain JSON-able data (``from_data`` reads it back)."""
+        return {
+            "v": DATA_VERSION,
+            "seat": self.seat,
+            "memory": self.memory.value,
+            "mine_on_pile": list(self.mine_on_pile),
+            "traced_on_pile": list(self.traced_on_pile),
+            "claimed_on_pile": list(self.claimed_on_pile),
+            "out": list(self.out),
+            "seats": [record.to_data() for record in self.seats],
+            "traced_claims": [list(pair) for pair in self.traced_claims],
+        }
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Knowledge:
+        if data.get("v") != DATA_VERSION:
+            raise ValueError(f"unknown knowledge format {data.get('v')!r}")
+        return cls(
+            seat=int(data["seat"]),
+            memory=Memory(data["memory"]),
+            mine_on_pile=_counts(data["mine_on_pile"]),
+            traced_on_pile=_counts(data["traced_on_pile"]),
+            claimed_on_pile=_counts(data["claimed_on_pile"]),
+            out=_counts(data["out"]),
+            seats=tuple(SeatRecord.from_data(record) for record in data["seats"]),
+            traced_claims=tuple((int(n), int(t)) for n, t in data["traced_claims"]),
+        )
+
+
+def _counts(data: Sequence[Any]) -> Counts:
+    counts = tuple(int(x) for x in data)
+    if len(counts) != SLOTS or min(counts) < 0:
+        raise ValueError("a count per rank is expected")
+    return counts
+
+
+def new_knowledge(state: GameState, seat: int, memory: Memory = Memory.FULL) -> Knowledge:
+    """The knowledge of ``seat`` when the cards are dealt (or when a computer player takes
+    over a seat mid-game: then it starts from what the table shows)."""
+    mine = ZERO
+    if memory is not Memory.HAND:
+        mine = count_cards(
+            c for claim in state.open_claims if claim.seat == seat for c in claim.cards
+        )
+    return Knowledge(
+        seat=seat,
+        memory=memory,
+        mine_on_pile=mine,
+        seats=tuple(SeatRecord() for _ in state.players),
+    )
+
+
+def remember(
+    knowledge: Knowledge, before: GameState, events: Sequence[Event], after: GameState
+) -> Knowledge:
+    """``knowledge`` after one ``apply`` that turned ``before`` into ``after`` with ``events``.
+
+    Reads only what the seat saw: the events' public facts (a play's claim, never its cards
+    unless the seat made it; a challenge's revealed cards and who took the pile; a pass and
+    why; who left), and the public parts of the states (hand sizes, the rules).
+    """
+    if knowledge.memory is Memory.HAND or not any(isinstance(e, _REMEMBERED) for e in events):
+        return knowledge
+    full = knowledge.memory is Memory.FULL
+    me = knowledge.seat
+    mine = list(knowledge.mine_on_pile)
+    traced = list(knowledge.traced_on_pile)
+    claimed = list(knowledge.claimed_on_pile)
+    out = list(knowledge.out)
+    seats = _Seats(knowledge.seats)
+    traced_claims = dict(knowledge.traced_claims)
+    wild = before.rules.jokers is Jokers.WILD
+    for event in events:
+        match event:
+            case CardsPlayed(claim=claim):
+                if claim.seat == me:
+                    for card in claim.cards:
+                        mine[slot(card.rank)] += 1
+                    continue
+                rank = slot(claim.rank)
+                claimed[rank] += len(claim.cards)
+                claimant = seats[claim.seat]
+                if full:
+                    claimant.cleared |= 1 << rank
+                    for seat in _could_call(before, claim.seat):
+                        seats[seat].chances += 1
+                # A player who took known cards of the claimed rank is assumed to play them
+                # when the rank comes (what every sensible player does); wild jokers too.
+                take = min(len(claim.cards), claimant.held[rank])
+                claimant.held[rank] -= take
+                traced[rank] += take
+                if wild and take < len(claim.cards):
+                    jokers = min(len(claim.cards) - take, claimant.held[slot(Rank.JOKER)])
+                    claimant.held[slot(Rank.JOKER)] -= jokers
+                    traced[slot(Rank.JOKER)] += jokers
+                    take += jokers
+                traced_claims[claim.number] = take
+            case FinalAccepted(seat=seat) if full:
+                seats[seat].final_chances += 1
+            case ChallengeResolved():
+                _take_pile(event, me, full, mine, traced, seats)
+                mine = [0] * SLOTS
+                traced = [0] * SLOTS
+                claimed = [0] * SLOTS
+                traced_claims = {}
+            case Passed(rank=rank, by_vote=False) if (
+                full and rank is not None and before.rules.passing is Passing.EXHAUSTED
+            ):
+                # The referee let the pass through: every copy of the rank is out of the hands.
+                index = slot(rank)
+                total = deck_counts(before)[index]
+                traced[index] = max(0, total - mine[index] - out[index])
+                for seat in range(len(seats)):
+                    if seats.record(seat).held[index]:
+                        seats[seat].held[index] = 0
+            case PlayerLeft(seat=seat):
+                out = [o + h for o, h in zip(out, seats[seat].held, strict=True)]
+                seats[seat].held = [0] * SLOTS
+            case _:
+                pass
+    # A hand holds no more known cards than it has cards: what was played under another claim
+    # is forgotten, the most numerous belief first.
+    for seat in range(len(seats)):
+        held = seats.record(seat).held
+        if seat == me:
+            if any(held):
+                seats[seat].held = [0] * SLOTS
+            continue
+        size = len(after.players[seat].hand)
+        if sum(held) > size:
+            record = seats[seat]
+            while sum(record.held) > size:
+                record.held[record.held.index(max(record.held))] -= 1
+    open_numbers = {claim.number for claim in after.open_claims}
+    return Knowledge(
+        seat=me,
+        memory=knowledge.memory,
+        mine_on_pile=tuple(mine),
+        traced_on_pile=tuple(traced),
+        claimed_on_pile=tuple(claimed),
+        out=tuple(out),
+        seats=seats.freeze(),
+        traced_claims=tuple(sorted((n, t) for n, t in traced_claims.items() if n in open_numbers)),
+    )
+
+
+#: The events that change a memory (the others, such as a turn starting, change nothing).
+_REMEMBERED = (CardsPlayed, ChallengeResolved, FinalAccepted, Passed, PlayerLeft)
+
+
+def _could_call(state: GameState, claimant: int) -> tuple[int, ...]:
+    """Who could call Cheat! on a new play by ``claimant`` (RULES.md ``challengers``)."""
+    if state.rules.challengers is Challengers.NEXT:
+        return (state.next_active(claimant),)
+    return tuple(s for s in state.active_seats() if s != claimant)
+
+
+def _take_pile(
+    event: ChallengeResolved,
+    me: int,
+    full: bool,
+    mine: list[int],
+    traced: list[int],
+    seats: _Seats,
+) -> None:
+    """The pile went to ``event.taker``: the cards the rememberer knew in it go with it."""
+    claim = event.claim
+    revealed = count_cards(event.revealed)
+    if claim.seat == me:
+        # Its own cards, already counted on the pile.
+        revealed = ZERO
+    else:
+        # The revealed cards left the claimant's hand: known ones must not be counted twice
+        # (those of the claimed rank were traced out when the play was made).
+        known = seats[claim.seat].held
+        for index, shown in enumerate(revealed):
+            if index != slot(claim.rank):
+                known[index] -= min(known[index], shown)
+    others = [max(t, r) for t, r in zip(traced, revealed, strict=True)]
+    taker = seats[event.taker]
+    taker.cleared = 0
+    if event.taker != me:
+        taker.held = [h + m + o for h, m, o in zip(taker.held, mine, others, strict=True)]
+    if not full:
+        return
+    claimant = seats[claim.seat]
+    if len(claim.cards) == 1:
+        claimant.single_shown += 1
+        claimant.single_lies += event.lie
+    else:
+        claimant.multi_shown += 1
+        claimant.multi_lies += event.lie
+    for seat in event.callers or (event.challenger,):
+        seats[seat].calls += 1
+        seats[seat].right_calls += event.lie
+    if claim.final:
+        for seat in event.callers or (event.challenger,):
+            seats[seat].final_chances += 1
+            seats[seat].final_calls += 1
+
+
+class _Seats:
+    """The seats' records while one ``remember`` folds its events: a mutable copy of a record
+    is made only for a seat whose record changes (most events touch one or two)."""
+
+    def __init__(self, records: tuple[SeatRecord, ...]) -> None:
+        self.records = records
+        self.changed: dict[int, _Seat] = {}
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def __getitem__(self, seat: int) -> _Seat:
+        copy = self.changed.get(seat)
+        if copy is None:
+            copy = self.changed[seat] = _Seat(self.records[seat])
+        return copy
+
+    def record(self, seat: int) -> SeatRecord | _Seat:
+        """The record as it stands, without copying it."""
+        return self.changed.get(seat) or self.records[seat]
+
+    def freeze(self) -> tuple[SeatRecord, ...]:
+        return tuple(
+            self.changed[seat].freeze() if seat in self.changed else record
+            for seat, record in enumerate(self.records)
+        )
+
+
+class _Seat:
+    """A mutable copy of a ``SeatRecord`` while one ``remember`` folds its events."""
+
+    def __init__(self, record: SeatRecord) -> None:
+        self.held = list(record.held)
+        self.single_shown = record.single_shown
+        self.single_lies = record.single_lies
+        self.multi_shown = record.multi_shown
+        self.multi_lies = record.multi_lies
+        self.chances = record.chances
+        self.calls = record.calls
+        self.right_calls = record.right_calls
+        self.final_chances = record.final_chances
+        self.final_calls = record.final_calls
+        self.cleared = record.cleared
+
+    def freeze(self) -> SeatRecord:
+        return SeatRecord(
+            held=tuple(self.held),
+            single_shown=self.single_shown,
+            single_lies=self.single_lies,
+            multi_shown=self.multi_shown,
+            multi_lies=self.multi_lies,
+            chances=self.chances,
+            calls=self.calls,
+            right_calls=self.right_calls,
+            final_chances=self.final_chances,
+            final_calls=self.final_calls,
+            cleared=self.cleared,
+        )

@@ -1,0 +1,985 @@
+"""Computer players of several levels, and the baselines they are measured against.
+
+A strategy decides what the player at one seat does now, from the game state (of which it
+reads only what that player sees: its hand, the sizes of the others' hands and of the pile,
+the claims) and from that player's memory (``tgcheat.engine.knowledge``). Pure and
+deterministic given the random generator.
+
+- ``easy`` remembers nothing beyond the table (its hand and its own open plays) and decides by
+  the source texts' rules of thumb with a dice roll: the first computer player
+  (``tgcheat.engine.ai.choose_action``), which calls Cheat! far too often.
+- ``normal`` also remembers its own cards on the pile, the claims on it and every revealed
+  card, and estimates how likely a claim is to be a lie from the copies it cannot place; it
+  calls Cheat! when a lie is more likely than not (more than that when several opponents
+  share the gain), always answers a final play with Cheat! (if the play stands the game is
+  lost anyway), and plays its turn by the rules of thumb, naming a rank the others are
+  unlikely to follow.
+- ``hard`` also counts the ranks each seat has claimed since it last took a pile (it played
+  those), learns from the reveals how often each seat pads a claim and from the table how
+  often each calls Cheat!; calls when the expected cards pay (the pile the claimant would
+  take, weighed by how close the claimant is to going out, against the pile it would take
+  itself); and plans its turn: it weighs every honest play, padded play and bluff by the risk
+  of being called (whether the others' cards could prove the bluff, and whether they call at
+  all) against the turns and forced bluffs the cards left in hand will cost, so it sheds the
+  cards it will not be able to play truthfully soon and keeps an honest last play.
+- Baselines: ``random`` (any legal action), ``honest`` (true cards when it can, else the fewest
+  cards it must, never calls Cheat!), ``never`` (``easy`` without any call).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from tgcheat.engine.actions import Accept, Action, Challenge, Pass, PassVote, Play
+from tgcheat.engine.ai import (
+    SMALL_PILE,
+    AIRandom,
+    agree_to_pass,
+    choose_action,
+    choose_turn,
+    junk_card,
+    named_freely,
+    rank_held_most,
+)
+from tgcheat.engine.cards import CLAIMABLE_RANKS, Card, Rank
+from tgcheat.engine.events import Event
+from tgcheat.engine.game import (
+    awaited,
+    can_pass,
+    can_vote,
+    challengeable,
+    claimable_ranks,
+    play_limit,
+)
+from tgcheat.engine.knowledge import (
+    SLOTS,
+    Counts,
+    Knowledge,
+    Memory,
+    SeatRecord,
+    count_cards,
+    deck_counts,
+    new_knowledge,
+    remember,
+    slot,
+)
+from tgcheat.engine.rules import Challengers, Jokers, Passing, RankRule
+from tgcheat.engine.state import Claim, GameState, Phase
+
+JOKER = slot(Rank.JOKER)
+#: The share of the claims left standing on the pile taken as true.
+TRUE_SHARE = 0.7
+
+
+class Strategy(Protocol):
+    """How a computer player decides. ``memory`` is what its knowledge records."""
+
+    name: str
+    memory: Memory
+
+    def choose(
+        self, state: GameState, seat: int, knowledge: Knowledge, rng: AIRandom, now_ms: int
+    ) -> Action | None:
+        """What the player at ``seat`` does now, or None when it has nothing to do (not its
+        turn and it lets the open plays stand, or the game waits for someone else).
+        ``now_ms`` is stamped on a Cheat! call (``challenge_priority=clockwise``)."""
+        ...
+
+
+def _may_act(state: GameState, seat: int) -> bool:
+    return (
+        state.phase is not Phase.FINISHED
+        and 0 <= seat < len(state.players)
+        and not state.players[seat].left
+    )
+
+
+def _pick(rng: AIRandom, count: int) -> int:
+    """An index below ``count``, from ``rng.random()`` alone (all a strategy may ask of it)."""
+    return min(int(rng.random() * count), count - 1)
+
+
+# --- baselines -----------------------------------------------------------------------------------
+
+
+class RandomStrategy:
+    """Any legal action, at random: the floor every level must beat."""
+
+    name = "random"
+    memory = Memory.HAND
+
+    def choose(
+        self, state: GameState, seat: int, knowledge: Knowledge, rng: AIRandom, now_ms: int
+    ) -> Action | None:
+        if not _may_act(state, seat):
+            return None
+        open_to_me = challengeable(state, seat)
+        if state.challenges:
+            if open_to_me and rng.random() < 0.3:
+                return Challenge(seat, open_to_me[_pick(rng, len(open_to_me))].number, now_ms)
+            return None
+        if state.phase is Phase.FINAL_CHECK:
+            claim = state.final_claim
+            if claim is None or seat not in awaited(state):
+                return None
+            if rng.random() < 0.4:
+                return Challenge(seat, claim.number, now_ms)
+            return Accept(seat, claim.number)
+        if state.vote_by is not None:
+            return PassVote(seat, rng.random() < 0.7) if can_vote(state, seat) else None
+        if open_to_me and rng.random() < 0.2:
+            return Challenge(seat, open_to_me[_pick(rng, len(open_to_me))].number, now_ms)
+        limit = play_limit(state, seat)
+        if limit == 0:
+            return None
+        if can_pass(state, seat) and rng.random() < 0.3:
+            return Pass(seat)
+        ranks = claimable_ranks(state)
+        rank = ranks[_pick(rng, len(ranks))]
+        pool = list(state.players[seat].hand)
+        chosen = [pool.pop(_pick(rng, len(pool))) for _ in range(1 + _pick(rng, limit))]
+        return Play(seat, tuple(chosen), rank)
+
+
+class HonestStrategy:
+    """True cards when it can; otherwise the fewest cards it must (a pass when allowed, else
+    one card); never calls Cheat!, believes every final play, lets everyone pass."""
+
+    name = "honest"
+    memory = Memory.HAND
+
+    def choose(
+        self, state: GameState, seat: int, knowledge: Knowledge, rng: AIRandom, now_ms: int
+    ) -> Action | None:
+        if not _may_act(state, seat) or state.challenges:
+            return None
+        if state.phase is Phase.FINAL_CHECK:
+            claim = state.final_claim
+            if claim is None or seat not in awaited(state):
+                return None
+            return Accept(seat, claim.number)
+        if state.vote_by is not None:
+            return PassVote(seat, True) if can_vote(state, seat) else None
+        limit = play_limit(state, seat)
+        if limit == 0:
+            return None
+        rank = state.required if state.required is not None else rank_held_most(state, seat)
+        true_cards = _true_cards(state, seat, rank)
+        if true_cards:
+            return Play(seat, tuple(true_cards[:limit]), rank)
+        if can_pass(state, seat):
+            return Pass(seat)
+        hand = state.players[seat].hand
+        return Play(seat, (junk_card(state, seat, list(hand)),), rank)
+
+
+class LegacyStrategy:
+    """The first computer player (``ai.choose_action``): ``easy``, or ``never`` without calls."""
+
+    memory = Memory.HAND
+
+    def __init__(self, name: str, *, calls: bool) -> None:
+        self.name = name
+        self.calls = calls
+
+    def choose(
+        self, state: GameState, seat: int, knowledge: Knowledge, rng: AIRandom, now_ms: int
+    ) -> Action | None:
+        return choose_action(state, seat, rng, now_ms, calls=self.calls)
+
+
+def _true_cards(state: GameState, seat: int, rank: Rank) -> list[Card]:
+    """The cards of ``hand`` that are true for a claim of ``rank``: its copies, then wild
+    jokers (kept for last: a joker is true for any rank)."""
+    hand = state.players[seat].hand
+    naturals = sorted(c for c in hand if c.rank is rank)
+    if state.rules.jokers is Jokers.WILD:
+        naturals += sorted(c for c in hand if c.rank is Rank.JOKER)
+    return naturals
+
+
+# --- what a seat can tell about a claim ----------------------------------------------------------
+
+
+def own_on_pile(state: GameState, knowledge: Knowledge) -> Counts:
+    """The seat's own cards on the pile: remembered, or (memory ``hand``) its open plays."""
+    if knowledge.memory is not Memory.HAND:
+        return knowledge.mine_on_pile
+    return count_cards(
+        c for claim in state.open_claims if claim.seat == knowledge.seat for c in claim.cards
+    )
+
+
+def sure_lie(state: GameState, knowledge: Knowledge, claim: Claim) -> bool:
+    """The claim needs more cards of its rank than can be anywhere but in the seat's own hand
+    and own pile cards: certain, whatever the beliefs (RULES.md worked example 3)."""
+    total = deck_counts(state)
+    hand = count_cards(state.players[knowledge.seat].hand)
+    mine = own_on_pile(state, knowledge)
+    index = slot(claim.rank)
+    possible = total[index] - hand[index] - mine[index]
+    if state.rules.jokers is Jokers.WILD:
+        possible += total[JOKER] - hand[JOKER] - mine[JOKER]
+    return len(claim.cards) > possible
+
+
+@dataclass(frozen=True, slots=True)
+class Habits:
+    """How a claimant is assumed to lie: ``pad`` is the chance of slipping one more card in
+    with true ones; a player without the rank claims one card, or more with ``pad`` each."""
+
+    pad: float = 0.1
+    #: A player holding more true cards than it claims (keeping some back).
+    hold_back: float = 0.15
+    #: A player who names the rank (``free``, opening under ``same``) without holding it.
+    false_name: float = 0.05
+
+
+def habits_of(record: SeatRecord) -> Habits:
+    """What the reveals taught about a seat: how often its multi-card claims were false
+    (a Beta(0.5, 4.5) prior: one in ten, as measured against the first computer player)."""
+    pad = (record.multi_lies + 0.5) / (record.multi_shown + 5)
+    return Habits(pad=min(max(pad, 0.03), 0.8))
+
+
+def lie_probability(
+    state: GameState, knowledge: Knowledge, claim: Claim, habits: Habits = Habits()
+) -> float:
+    """The chance that ``claim`` is a lie, from what the seat of ``knowledge`` can place.
+
+    The copies of the claimed rank it cannot place are spread at random over the cards it
+    cannot place (the claimant's hand, the others' hands and the pile's unknown cards; claims
+    of the rank already on the pile are taken as mostly true). That gives how many copies the
+    claimant may have held (hypergeometric); each holding makes the claim more or less likely
+    as a true play or as a lie (``habits``): Bayes' rule over the holdings.
+    """
+    if sure_lie(state, knowledge, claim):
+        return 1.0
+    rank = slot(claim.rank)
+    wild = state.rules.jokers is Jokers.WILD
+    count = len(claim.cards)
+    traced_true = dict(knowledge.traced_claims).get(claim.number, 0)
+    needed = count - traced_true
+    if needed <= 0:
+        return habits.false_name / 2
+    total = deck_counts(state)
+    hand = count_cards(state.players[knowledge.seat].hand)
+    mine = own_on_pile(state, knowledge)
+    held = [0] * SLOTS
+    for seat, record in enumerate(knowledge.seats):
+        if seat != knowledge.seat:
+            held = [h + r for h, r in zip(held, record.held, strict=True)]
+    placed = [
+        h + m + t + o + k
+        for h, m, t, o, k in zip(
+            hand, mine, knowledge.traced_on_pile, knowledge.out, held, strict=True
+        )
+    ]
+    unknown = [max(0, t - p) for t, p in zip(total, placed, strict=True)]
+    copies = unknown[rank] + (unknown[JOKER] if wild else 0)
+    unknown_total = sum(unknown)
+    # The pile's cards the seat cannot place, apart from the claim's own untraced cards.
+    pile_unknown = max(0, len(state.pile) - sum(mine) - sum(knowledge.traced_on_pile))
+    pile_other = max(0, min(pile_unknown - needed, unknown_total))
+    # The pile's unknown cards are mostly what was claimed: a share of the earlier claims of
+    # this rank are its copies, and the lies among the other claims are cards of any rank.
+    earlier_claimed = knowledge.claimed_on_pile[rank] - count
+    earlier_traced = knowledge.traced_on_pile[rank] - traced_true
+    claimed_here = max(0, earlier_claimed - earlier_traced)
+    believed = min(TRUE_SHARE * claimed_here, pile_other, copies)
+    in_pile = believed
+    if unknown_total > 0:
+        lies_elsewhere = (1.0 - TRUE_SHARE) * max(0, pile_other - claimed_here)
+        in_pile += lies_elsewhere * max(0.0, copies - believed) / unknown_total
+    copies_out = max(0.0, copies - in_pile)
+    # The copies in hands are in the claimant's and in those of the players who have not
+    # claimed the rank since they last took a pile (the others played theirs).
+    claimant = claim.seat
+    draws = 0
+    elsewhere = 0.0
+    claimant_cleared = 0
+    for seat in state.active_seats():
+        if seat == knowledge.seat:
+            continue
+        record = knowledge.seats[seat] if seat < len(knowledge.seats) else SeatRecord()
+        unplaced = max(0, len(state.players[seat].hand) - sum(record.held))
+        if seat == claimant:
+            draws = unplaced + needed
+            claimant_cleared = record.cleared & ~(1 << rank)
+        elif not record.cleared >> rank & 1:
+            elsewhere += unplaced
+    # The claimant's own unknown cards are of the ranks it has not cleared: the claimed rank
+    # is denser there than elsewhere, as if the other hands were that much smaller.
+    if unknown_total > 0:
+        kept = sum(n for r, n in enumerate(unknown) if not claimant_cleared >> r & 1)
+        elsewhere *= kept / unknown_total
+    population = draws + round(elsewhere)
+    limit = state.rules.play_limit(len(state.players[claimant].hand) + count)
+    named = named_freely(state, claim)
+    low = math.floor(copies_out)
+    share = copies_out - low
+    lie = truth = 0.0
+    for successes, weight in ((low, 1.0 - share), (low + 1, share)):
+        if weight <= 0.0:
+            continue
+        successes = min(successes, population)
+        for held_copies, chance in _hypergeometric(population, successes, draws):
+            available = held_copies + traced_true
+            if available >= count:
+                exact = available == count or count == limit
+                truth += weight * chance * (1.0 if exact else habits.hold_back)
+            elif available == 0:
+                lie += weight * chance * _forced_lie_size(count, habits, named)
+            else:
+                lie += weight * chance * habits.pad ** (count - available)
+    if lie + truth <= 0.0:
+        return 1.0 if needed > copies else 0.5
+    return lie / (lie + truth)
+
+
+def _forced_lie_size(count: int, habits: Habits, named: bool) -> float:
+    """How likely a player without the rank claims ``count`` cards: mostly one."""
+    if named:
+        return habits.false_name * habits.pad ** (count - 1)
+    return 1.0 if count == 1 else 0.3 * habits.pad ** (count - 1)
+
+
+def _hypergeometric(population: int, successes: int, draws: int) -> list[tuple[int, float]]:
+    """P(k successes) for ``draws`` cards drawn from ``population`` holding ``successes``."""
+    if population <= 0 or draws <= 0:
+        return [(0, 1.0)]
+    draws = min(draws, population)
+    whole = math.comb(population, draws)
+    return [
+        (k, math.comb(successes, k) * math.comb(population - successes, draws - k) / whole)
+        for k in range(max(0, draws - (population - successes)), min(successes, draws) + 1)
+    ]
+
+
+def threat_weight(state: GameState, seat: int, claimant: int) -> float:
+    """What the claimant taking a pile is worth to ``seat``, against ``seat`` taking it
+    itself (1): all of it head to head; among several opponents a share, more when the
+    claimant leads, most when it is about to go out."""
+    others = [s for s in state.active_seats() if s != seat]
+    if len(others) <= 1:
+        return 1.0
+    weight = 1.0 / len(others)
+    left = len(state.players[claimant].hand)
+    rivals = [len(state.players[s].hand) for s in others if s != claimant]
+    if left <= min(rivals, default=left):
+        weight = max(weight, 0.5)
+    if left <= 2:
+        weight = max(weight, 1.0)
+    elif left <= 4:
+        weight = max(weight, 0.7)
+    return weight
+
+
+# --- normal --------------------------------------------------------------------------------------
+
+
+class _Counting:
+    """What ``normal`` and ``hard`` share: the phases, and how a call is weighed."""
+
+    name: str
+    memory: Memory
+
+    def choose(
+        self, state: GameState, seat: int, knowledge: Knowledge, rng: AIRandom, now_ms: int
+    ) -> Action | None:
+        if not _may_act(state, seat):
+            return None
+        if state.challenges:
+            # A call is being collected: join only a sure lie (nothing to lose then, and the
+            # nearest caller to the claimant becomes the challenger).
+            for claim in challengeable(state, seat):
+                if sure_lie(state, knowledge, claim):
+                    return Challenge(seat, claim.number, now_ms)
+            return None
+        if state.phase is Phase.FINAL_CHECK:
+            final = state.final_claim
+            if final is None or seat not in awaited(state):
+                return None
+            # If the final play stands, the claimant has won: whether a wrong call costs the
+            # pile hardly matters then. Believe it only when it is almost certainly true.
+            if self.lie_chance(state, seat, knowledge, final) >= 0.02:
+                return Challenge(seat, final.number, now_ms)
+            return Accept(seat, final.number)
+        if state.vote_by is not None:
+            if not can_vote(state, seat):
+                return None
+            return PassVote(seat, self.agree_to_pass(state, seat, rng))
+        best: tuple[float, Claim] | None = None
+        for claim in challengeable(state, seat):
+            p = self.lie_chance(state, seat, knowledge, claim)
+            margin = p * self.claimant_weight(state, seat, claim) - (1.0 - p)
+            if (p >= 1.0 or margin > self.call_margin) and (best is None or margin > best[0]):
+                best = (margin, claim)
+        if best is not None:
+            return Challenge(seat, best[1].number, now_ms)
+        if seat != state.turn:
+            return None
+        return self.turn(state, seat, knowledge, rng)
+
+    #: How much more than even the expected cards must favour a call.
+    call_margin = 0.0
+
+    def lie_chance(self, state: GameState, seat: int, knowledge: Knowledge, claim: Claim) -> float:
+        return lie_probability(state, knowledge, claim)
+
+    def claimant_weight(self, state: GameState, seat: int, claim: Claim) -> float:
+        return threat_weight(state, seat, claim.seat)
+
+    def agree_to_pass(self, state: GameState, seat: int, rng: AIRandom) -> bool:
+        return agree_to_pass(state, seat, rng)
+
+    def turn(
+        self, state: GameState, seat: int, knowledge: Knowledge, rng: AIRandom
+    ) -> Action | None:
+        return choose_turn(state, seat, rng)
+
+
+#: How often ``normal`` keeps a true card back when it opens a round.
+HOLD_BACK = 0.2
+#: How often ``normal`` names any rank it holds rather than the one the others can least
+#: follow.
+SURPRISE = 0.25
+
+
+class NormalStrategy(_Counting):
+    """Remembers its own pile cards and the reveals; counts copies to judge a claim, with
+    the same assumed habits for everyone; plays its turn by the rules of thumb."""
+
+    name = "normal"
+    memory = Memory.OWN
+    call_margin = 0.1
+
+    def turn(
+        self, state: GameState, seat: int, knowledge: Knowledge, rng: AIRandom
+    ) -> Action | None:
+        """The rules of thumb (true cards when it can, an honest last play, one card to bluff
+        with, a pass on a big pile when allowed), with the ties drawn at random: two players
+        who always name the same rank and bluff with the same card can deal the same hands
+        back and forth for ever."""
+        limit = play_limit(state, seat)
+        if limit == 0:
+            return None
+        hand = state.players[seat].hand
+        rank = state.required or self._rank_to_name(state, hand, knowledge, rng)
+        true_cards = _true_cards(state, seat, rank)
+        if len(true_cards) == len(hand) <= limit:
+            return Play(seat, tuple(true_cards), rank)
+        others = [c for c in hand if c not in true_cards]
+        if true_cards:
+            chosen = true_cards[:limit]
+            if state.required is None and len(chosen) > 1 and rng.random() < HOLD_BACK:
+                # Opening, keep one back now and then: under ``same`` with two players,
+                # opening with every copy lets both deal pairs back and forth for ever.
+                chosen = chosen[:-1]
+            small_pile = len(state.pile) <= SMALL_PILE
+            if len(chosen) < limit and len(others) >= 2 and small_pile and rng.random() < 0.15:
+                chosen.append(self._bluff_card(state, others, rng))
+            return Play(seat, tuple(chosen), rank)
+        if can_pass(state, seat) and (
+            state.rules.passing is Passing.EXHAUSTED or len(state.pile) >= SMALL_PILE
+        ):
+            return Pass(seat)
+        return Play(seat, (self._bluff_card(state, others, rng),), rank)
+
+    @staticmethod
+    def _rank_to_name(
+        state: GameState, hand: Sequence[Card], knowledge: Knowledge, rng: AIRandom
+    ) -> Rank:
+        """A rank it holds many of and that the others are least likely to hold: under
+        ``same`` they must follow it, and better they cannot (copies known in another hand
+        count double; those it cannot place, once). Ties are drawn at random, and now and
+        then any rank it holds: with two players under ``same``, always naming the rank the
+        other cannot follow hands the pile back and forth for ever."""
+        counts = count_cards(hand)
+        if max(counts[:JOKER]) == 0:
+            return Rank.ACE
+        total = deck_counts(state)
+        known = list(knowledge.mine_on_pile)
+        for source in (knowledge.traced_on_pile, knowledge.out):
+            known = [k + n for k, n in zip(known, source, strict=True)]
+        held = [0] * SLOTS
+        for seat, record in enumerate(knowledge.seats):
+            if seat != knowledge.seat:
+                held = [h + n for h, n in zip(held, record.held, strict=True)]
+
+        def score(rank: Rank) -> int:
+            index = slot(rank)
+            unplaced = max(0, total[index] - counts[index] - known[index] - held[index])
+            return counts[index] - 2 * held[index] - unplaced
+
+        ranks = [r for r in CLAIMABLE_RANKS if counts[slot(r)]]
+        if rng.random() < SURPRISE:
+            return ranks[_pick(rng, len(ranks))]
+        best = max(score(r) for r in ranks)
+        ties = [r for r in ranks if score(r) == best]
+        return ties[_pick(rng, len(ties))]
+
+    @staticmethod
+    def _bluff_card(state: GameState, cards: list[Card], rng: AIRandom) -> Card:
+        """One of the cards least worth keeping (``ai.junk_card``'s measure), at random."""
+        worst = junk_card(state, state.turn, cards)
+        alike = [c for c in cards if c.rank is worst.rank]
+        if state.rules.rank_rule is not RankRule.ASCENDING:
+            counts = count_cards(cards)
+            alike = [c for c in cards if counts[slot(c.rank)] == counts[slot(worst.rank)]]
+        return alike[_pick(rng, len(alike))]
+
+
+# --- hard ----------------------------------------------------------------------------------------
+
+#: What going out is worth, in the units of ``_Planner.cost`` (turns still needed).
+WIN_VALUE = 12.0
+#: What one card taken into the hand costs, in turns.
+CARD_COST = 0.5
+#: A final bluff is two lies: caught, it costs the whole pile when the hand was nearly empty.
+FINAL_LIE_WEIGHT = 2.0
+#: How likely a player who calls at all is to call a lie its own cards prove.
+PROVEN_CALL = 0.95
+#: Each chance to call that a seat let pass without any call so far makes it that much less
+#: likely to call a provable lie.
+SILENCE = 0.85
+#: The paddings ``hard`` weighs one by one (and then only the largest allowed).
+MAX_PADDING = 4
+#: The spread, in turns, within which ``hard`` treats its options as equal.
+TIE_NOISE = 0.25
+#: Hands of this many cards or fewer are planned exactly to the end.
+ENDGAME = 6
+#: The share of claims assumed to be lies, to turn a seat's right calls into a call rate.
+LIE_SHARE = 0.35
+
+
+def call_rate(record: SeatRecord) -> float:
+    """How likely a seat is to call Cheat! on a lie (its right calls against the lies it
+    could have caught; a prior of one in three until the table has shown its habits)."""
+    rate = (record.right_calls + 0.5) / (LIE_SHARE * record.chances + 1.5)
+    return min(max(rate, 0.02), 0.95)
+
+
+def proof_rate(record: SeatRecord) -> float:
+    """How likely a seat is to call a lie its own cards prove: almost surely for any player
+    who has called Cheat! at all; for one who has let every chance pass, less and less."""
+    if record.calls > 0:
+        return PROVEN_CALL
+    return PROVEN_CALL * SILENCE**record.chances
+
+
+def final_call_rate(record: SeatRecord) -> float:
+    """How likely a seat is to challenge a final play (a prior of almost always)."""
+    return (record.final_calls + 2.0) / (record.final_chances + 2.0)
+
+
+class _Planner:
+    """Turns and bluffs the cards of a hand will still cost the player at one seat."""
+
+    def __init__(self, state: GameState, seat: int, lie_cost: float) -> None:
+        self.rules = state.rules
+        self.wild = state.rules.jokers is Jokers.WILD
+        self.step = len(state.active_seats())
+        self.limit = state.rules.max_cards or 52
+        self.lie_cost = lie_cost
+        # Turns until a rank comes back: the sequence moves ``step`` ranks between two turns
+        # of this player, so rank r is ``(r - now) * step⁻¹ mod 13`` of its turns away (13
+        # is prime and a table has fewer than 13 players, so the inverse exists).
+        self.inverse = pow(self.step % 13, -1, 13)
+        self._memo: dict[tuple[tuple[int, ...], int, int], float] = {}
+        required = state.required
+        # The rank of this player's next turn under ``ascending`` (a challenge does not
+        # reset the sequence; a pass moves it on like a play).
+        self.next_rank = (
+            (int(required) - 1 + self.step) % 13
+            if required is not None and state.rules.rank_rule is RankRule.ASCENDING
+            else None
+        )
+
+    def cost(self, counts: Sequence[int]) -> float:
+        """Expected cost of the hand ``counts`` (per slot): its turns, and its bluffs at
+        ``lie_cost`` each; going out (an empty hand) is worth ``WIN_VALUE``."""
+        if sum(counts) == 0:
+            return -WIN_VALUE
+        if self.next_rank is not None:
+            return self._ascending(list(counts), self.next_rank)
+        turns, lies = self._groups(counts)
+        return turns + self.lie_cost * lies
+
+    def _ascending(self, counts: list[int], rank: int) -> float:
+        """A big hand is played down greedily (the true cards of each turn's rank, else one
+        bluffed card, the one whose rank comes last); the last ``ENDGAME`` cards are planned
+        exactly (``_endgame``), as the end is where a wrong card kept costs a final bluff."""
+        jokers = counts[JOKER] if self.wild else 0
+        cost = 0.0
+        for _ in range(3 * 13):
+            left = sum(counts[:JOKER]) + jokers
+            if left <= ENDGAME:
+                return cost + self._endgame(tuple(counts[:JOKER]), jokers, rank)
+            cost += 1.0
+            if counts[rank]:
+                counts[rank] -= min(counts[rank], self.limit)
+            else:
+                counts[self._farthest(counts, rank)] -= 1
+                cost += self.lie_cost
+            rank = (rank + self.step) % 13
+        return cost + sum(counts)
+
+    def _farthest(self, counts: Sequence[int], rank: int) -> int:
+        """The rank held (jokers aside) whose turn comes last from ``rank``'s turn on."""
+        return max(
+            (r for r in range(13) if counts[r]),
+            key=lambda r: (r - rank) % 13 * self.inverse % 13,
+        )
+
+    def _endgame(self, counts: tuple[int, ...], jokers: int, rank: int) -> float:
+        """The least cost of going out from a small hand, this turn's rank being ``rank``:
+        each turn plays its true cards, or bluffs one card or more (the ranks that come last
+        first), or keeps some for an honest last play; a last play that is not all true is a
+        final bluff (``FINAL_LIE_WEIGHT`` bluffs)."""
+        key = (counts, jokers, rank)
+        known = self._memo.get(key)
+        if known is not None:
+            return known
+        left = sum(counts) + jokers
+        true = counts[rank]
+        if true + jokers == left and left <= self.limit:
+            best = 1.0
+        else:
+            nxt = (rank + self.step) % 13
+            best = math.inf
+            played = list(counts)
+            played[rank] = 0
+            shown = min(true, self.limit)
+            if true and shown < left:
+                after = list(counts)
+                after[rank] -= shown
+                best = 1.0 + self._endgame(tuple(after), jokers, nxt)
+            # Bluffs: the true cards with 1, 2, … of the cards whose turn comes last.
+            after = list(counts)
+            after[rank] -= shown
+            for _ in range(self.limit - shown):
+                if sum(after) == 0:
+                    break
+                after[self._farthest_other(after, rank)] -= 1
+                if sum(after) + jokers == 0:
+                    best = min(best, 1.0 + FINAL_LIE_WEIGHT * self.lie_cost)
+                    break
+                best = min(best, 1.0 + self.lie_cost + self._endgame(tuple(after), jokers, nxt))
+            if best is math.inf:
+                best = 1.0 + FINAL_LIE_WEIGHT * self.lie_cost
+        self._memo[key] = best
+        return best
+
+    def _farthest_other(self, counts: Sequence[int], rank: int) -> int:
+        """Like ``_farthest``, never ``rank`` itself unless nothing else is left."""
+        others = [r for r in range(13) if counts[r] and r != rank]
+        if not others:
+            return rank
+        return max(others, key=lambda r: (r - rank) % 13 * self.inverse % 13)
+
+    def _groups(self, counts: Sequence[int]) -> tuple[float, float]:
+        """When ranks are named (``free``; ``same`` for whoever opens): one turn a group of a
+        rank; under ``same`` a player mostly follows others' ranks, so some turns are bluffs."""
+        groups = sum(-(-c // self.limit) for c in counts[:JOKER] if c)
+        if groups == 0:
+            groups = 1
+        if self.rules.rank_rule is RankRule.FREE:
+            return float(groups), 0.0
+        held = sum(1 for c in counts[:JOKER] if c)
+        return float(groups), groups * (1.0 - min(1.0, held / 13))
+
+
+class HardStrategy(_Counting):
+    """Counts every card it can place, learns each seat's habits from the reveals, calls
+    when it pays and plans its turn (see the module's docstring)."""
+
+    name = "hard"
+    memory = Memory.FULL
+    call_margin = 0.0
+
+    def lie_chance(self, state: GameState, seat: int, knowledge: Knowledge, claim: Claim) -> float:
+        record = knowledge.seats[claim.seat] if claim.seat < len(knowledge.seats) else None
+        habits = habits_of(record) if record is not None else Habits()
+        return lie_probability(state, knowledge, claim, habits)
+
+    def agree_to_pass(self, state: GameState, seat: int, rng: AIRandom) -> bool:
+        """Let a player pass unless it is a threat: near going out, or ahead of this one."""
+        asker = state.vote_by
+        assert asker is not None
+        theirs = len(state.players[asker].hand)
+        return theirs > 4 and theirs >= len(state.players[seat].hand)
+
+    def turn(
+        self, state: GameState, seat: int, knowledge: Knowledge, rng: AIRandom
+    ) -> Action | None:
+        limit = play_limit(state, seat)
+        if limit == 0:
+            return None
+        hand = state.players[seat].hand
+        doubt = _Doubt(state, seat, knowledge)
+        pile = len(state.pile)
+        steps = len(state.active_seats())
+        # A later bluff will be weighed on a bigger pile: this one plus a round of plays. It
+        # is most often one card of a rank this player holds none of.
+        later_pile = pile + 2.0 * steps
+        lie_cost = doubt.risk(deficit=1, outside=doubt.total_of(None)) * CARD_COST * later_pile
+        planner = _Planner(state, seat, lie_cost)
+        counts = count_cards(hand)
+        keep_cost = planner.cost(counts)
+        caught_cost = keep_cost + CARD_COST * pile
+        best: tuple[float, Action] | None = None
+        ranks = (state.required,) if state.required is not None else self._ranks_to_name(hand)
+        for rank in ranks:
+            true_cards = _true_cards(state, seat, rank)
+            junk = self._junk_order(state, planner, hand, rank)
+            # Copies the others cannot know are not in this player's hand or its pile cards.
+            covered = len(true_cards) + doubt.own_on_pile(rank)
+            outside = doubt.total_of(rank) - covered
+            for shown in range(min(len(true_cards), limit), -1, -1):
+                most = min(limit - shown, len(junk))
+                # Every padding up to a few cards, and the most it may play (with
+                # ``max_cards=any`` the range is the hand: too many to weigh each).
+                paddings = sorted({*range(min(most, MAX_PADDING) + 1), most})
+                for padded in paddings:
+                    if shown + padded == 0:
+                        continue
+                    played = (*true_cards[:shown], *junk[:padded])
+                    value = self._value(
+                        planner,
+                        counts,
+                        played,
+                        lie=padded > 0,
+                        final=len(played) == len(hand),
+                        risk=doubt.risk(deficit=len(played) - covered, outside=outside),
+                        final_risk=doubt.final_risk,
+                        caught_cost=caught_cost,
+                    )
+                    # Nearly equal options are drawn at random: a player that always picks
+                    # the same one can be read, and two of them can repeat a cycle of plays
+                    # for ever.
+                    value += TIE_NOISE * rng.random()
+                    if best is None or value < best[0]:
+                        best = (value, Play(seat, played, rank))
+        if can_pass(state, seat):
+            # Nothing shed and nothing risked (a vote that fails only means playing after all).
+            value = keep_cost + 0.05
+            if best is None or value < best[0]:
+                best = (value, Pass(seat))
+        assert best is not None
+        return best[1]
+
+    @staticmethod
+    def _value(
+        planner: _Planner,
+        counts: Counts,
+        played: Sequence[Card],
+        *,
+        lie: bool,
+        final: bool,
+        risk: float,
+        final_risk: float,
+        caught_cost: float,
+    ) -> float:
+        left = list(counts)
+        for card in played:
+            left[slot(card.rank)] -= 1
+        if final:
+            if not lie:
+                return -WIN_VALUE
+            return (1.0 - final_risk) * -WIN_VALUE + final_risk * caught_cost
+        after = planner.cost(left)
+        if not lie:
+            return after
+        return (1.0 - risk) * after + risk * caught_cost
+
+    @staticmethod
+    def _ranks_to_name(hand: Sequence[Card]) -> tuple[Rank, ...]:
+        held = tuple(r for r in CLAIMABLE_RANKS if any(c.rank is r for c in hand))
+        return held or (Rank.ACE,)
+
+    @staticmethod
+    def _junk_order(
+        state: GameState, planner: _Planner, hand: Sequence[Card], rank: Rank
+    ) -> list[Card]:
+        """The cards to bluff with, least worth keeping first: under ``ascending`` the ranks
+        whose turn comes last, keeping the rank the next player must claim (held back, it
+        may leave that player nothing true to play); otherwise lone cards before groups.
+        Jokers are never bluffed."""
+        others = [c for c in hand if c.rank is not rank and c.rank is not Rank.JOKER]
+        start = planner.next_rank
+        if start is not None:
+            blocked = rank.next_in_sequence()
+
+            def wait(card: Card) -> int:
+                return (slot(card.rank) - start) % 13 * planner.inverse % 13
+
+            return sorted(others, key=lambda c: (c.rank is blocked, -wait(c), int(c)))
+        sizes = count_cards(others)
+        return sorted(others, key=lambda c: (sizes[slot(c.rank)], -int(c.rank), int(c)))
+
+
+def _callers_of(state: GameState, seat: int) -> list[int]:
+    """Who may call Cheat! on this seat's next play."""
+    if state.rules.challengers is Challengers.NEXT:
+        return [state.next_active(seat)]
+    return [s for s in state.active_seats() if s != seat]
+
+
+#: How much less often a player calls a lie it cannot prove than one it can: a counting
+#: player calls what its own cards refute, and guesses far less.
+GUESS_SHARE = 0.2
+
+
+class _Doubt:
+    """How likely the others are to call this player's next claim, from what the table has
+    shown of their calls (``call_rate``) and from whether they could prove it false: a
+    player can refute a claim of n cards of a rank only when the copies it knows of (its
+    hand, its own pile cards) leave fewer than n for the claimant."""
+
+    def __init__(self, state: GameState, seat: int, knowledge: Knowledge) -> None:
+        self.state = state
+        self.knowledge = knowledge
+        self.totals = deck_counts(state)
+        self.wild = state.rules.jokers is Jokers.WILD
+        records = knowledge.seats
+        self.callers = _callers_of(state, seat)
+        self.rates = [call_rate(records[s]) if s < len(records) else 0.5 for s in self.callers]
+        self.proofs = [
+            proof_rate(records[s]) if s < len(records) else PROVEN_CALL for s in self.callers
+        ]
+        final_rates = [
+            final_call_rate(records[s]) if s < len(records) else 1.0 for s in self.callers
+        ]
+        self.final_risk = 1.0 - math.prod(1.0 - r for r in final_rates)
+        # Each other player's share of the cards this player cannot see: its hand and its
+        # part of the pile (the pile's unknown cards split evenly), all of which it knows.
+        others = [s for s in state.active_seats() if s != seat]
+        pile_unknown = max(0, len(state.pile) - sum(knowledge.mine_on_pile))
+        unseen = sum(len(state.players[s].hand) for s in others) + pile_unknown
+        self.shares = [
+            (len(state.players[s].hand) + pile_unknown / max(len(others), 1)) / max(unseen, 1)
+            for s in self.callers
+        ]
+
+    def total_of(self, rank: Rank | None) -> int:
+        """Copies that stand for ``rank`` (any rank for None): its own and wild jokers."""
+        index = 0 if rank is None else slot(rank)
+        return self.totals[index] + (self.totals[JOKER] if self.wild else 0)
+
+    def own_on_pile(self, rank: Rank) -> int:
+        mine = self.knowledge.mine_on_pile
+        return mine[slot(rank)] + (mine[JOKER] if self.wild else 0)
+
+    def risk(self, *, deficit: int, outside: int) -> float:
+        """The chance someone calls a claim that needs ``deficit`` copies more than this
+        player holds and has on the pile, ``outside`` copies being elsewhere."""
+        believed = 1.0
+        for rate, proof, share in zip(self.rates, self.proofs, self.shares, strict=True):
+            if deficit <= 0:
+                provable = 0.0
+            else:
+                # It must know of more than ``outside - deficit`` of the outside copies.
+                provable = _binomial_tail(outside, share, outside - deficit + 1)
+            believed *= 1.0 - provable * proof - (1.0 - provable) * rate * GUESS_SHARE
+        return 1.0 - believed
+
+
+def _binomial_tail(trials: int, chance: float, at_least: int) -> float:
+    """P(X >= at_least) for X ~ Binomial(trials, chance)."""
+    if at_least <= 0:
+        return 1.0
+    if at_least > trials:
+        return 0.0
+    chance = min(max(chance, 0.0), 1.0)
+    return sum(
+        math.comb(trials, k) * chance**k * (1.0 - chance) ** (trials - k)
+        for k in range(at_least, trials + 1)
+    )
+
+
+# --- the registry --------------------------------------------------------------------------------
+
+STRATEGIES: dict[str, Strategy] = {
+    strategy.name: strategy
+    for strategy in (
+        LegacyStrategy("easy", calls=True),
+        NormalStrategy(),
+        HardStrategy(),
+        RandomStrategy(),
+        HonestStrategy(),
+        LegacyStrategy("never", calls=False),
+    )
+}
+#: The strategy of a computer player when none is named.
+DEFAULT_STRATEGY = "normal"
+#: The levels offered to people, weakest first (the others are baselines for measuring).
+LEVELS = ("easy", "normal", "hard")
+
+
+def strategy(name: str) -> Strategy:
+    """The strategy called ``name``; KeyError for an unknown name."""
+    return STRATEGIES[name]
+
+
+# --- a table's computer players ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ComputerPlayers:
+    """The computer players of one game: a strategy name per seat (None for a person) and
+    each one's knowledge. Immutable: ``remember`` returns the next value."""
+
+    strategies: tuple[str | None, ...]
+    knowledge: tuple[Knowledge | None, ...]
+
+    @classmethod
+    def seat(cls, state: GameState, strategies: Sequence[str | None]) -> ComputerPlayers:
+        """Computer players for the seats of a game just dealt (``strategies`` by seat)."""
+        if len(strategies) != len(state.players):
+            raise ValueError("one strategy (or None) per seat is expected")
+        return cls(
+            strategies=tuple(strategies),
+            knowledge=tuple(
+                None if name is None else new_knowledge(state, seat, STRATEGIES[name].memory)
+                for seat, name in enumerate(strategies)
+            ),
+        )
+
+    def remember(
+        self, before: GameState, events: Sequence[Event], after: GameState
+    ) -> ComputerPlayers:
+        """After one ``apply``: each computer player remembers what it saw."""
+        return ComputerPlayers(
+            self.strategies,
+            tuple(
+                None if k is None else remember(k, before, events, after) for k in self.knowledge
+            ),
+        )
+
+    def choose(self, state: GameState, seat: int, rng: AIRandom, now_ms: int) -> Action | None:
+        """What the computer player at ``seat`` does now (None for a person's seat)."""
+        name = self.strategies[seat]
+        knowledge = self.knowledge[seat]
+        if name is None or knowledge is None:
+            return None
+        return STRATEGIES[name].choose(state, seat, knowledge, rng, now_ms)
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "strategies": list(self.strategies),
+            "knowledge": [None if k is None else k.to_data() for k in self.knowledge],
+        }
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> ComputerPlayers:
+        names = tuple(None if n is None else str(n) for n in data["strategies"])
+        for name in names:
+            if name is not None and name not in STRATEGIES:
+                raise ValueError(f"unknown strategy {name!r}")
+        return cls(
+            names, tuple(None if k is None else Knowledge.from_data(k) for k in data["knowledge"])
+        )
