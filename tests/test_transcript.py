@@ -38,7 +38,8 @@ def test_a_game_of_three_is_written_down_the_same_way_twice(
     for name in ("Ann", "Bob", "Carol"):
         assert f"**{name}** taps [➕ Join ↗] in the group" in text
         assert f"📨 **private: {name}** · new message" in text
-    assert "> 🃏 Your cards in **Friday cards** (" in text
+    # The group's title keeps its own direction, as names do (between FSI and PDI).
+    assert "> 🃏 Your cards in **\u2068Friday cards\u2069** (" in text
     assert "[▶️ Start] [✖️ Cancel]" in text
     # Plays by the hand keyboard, a turn run out on the clock, a Cheat! call revealed.
     assert "taps [▶️ Play: " in text

@@ -524,7 +524,7 @@ class Publisher:
             "{names}: I can't send you your cards. Tap <b>🃏 My cards</b> on the "
             "table and press <b>Start</b> in our private chat."
         ).format(names=names)
-        await self._announce(session.chat_id, [text])
+        await self._announce(session.chat_id, [views.directed(tr, text)])
 
     async def repost_hand(
         self, session: Session, state: GameState, user_id: int, messages: MessageIds

@@ -8,6 +8,7 @@ you, a vote) is given is read from ``tgcheat.table.audiences``, never re-decided
 from tgcheat.bot.views.base import (
     KEYBOARD_ROW,
     MAX_NAME_CHARS,
+    MAX_TITLE_CHARS,
     Button,
     Keyboard,
     View,
@@ -16,13 +17,18 @@ from tgcheat.bot.views.base import (
     claim_line,
     count_cards,
     deep_link,
+    directed,
     hand_payload,
     in_rows,
     join_payload,
     keyboard,
+    ltr,
     mention_html,
+    mirrored,
     name_html,
+    page,
     rules_name,
+    title_html,
 )
 from tgcheat.bot.views.hand import hand_text, hand_view
 from tgcheat.bot.views.lobby import lobby_closed_view, lobby_view
@@ -49,6 +55,7 @@ from tgcheat.bot.views.table import (
 __all__ = [
     "KEYBOARD_ROW",
     "MAX_NAME_CHARS",
+    "MAX_TITLE_CHARS",
     "REFUSALS",
     "Button",
     "Keyboard",
@@ -59,6 +66,7 @@ __all__ = [
     "claim_line",
     "count_cards",
     "deep_link",
+    "directed",
     "final_table_view",
     "hand_payload",
     "hand_text",
@@ -70,11 +78,14 @@ __all__ = [
     "language_view",
     "lobby_closed_view",
     "lobby_view",
+    "ltr",
     "mention_html",
+    "mirrored",
     "name_html",
     "next_game_markup",
     "notice_line",
     "option_view",
+    "page",
     "passed_view",
     "refusal_text",
     "result_lines",
@@ -85,4 +96,5 @@ __all__ = [
     "settings_view",
     "summary_lines",
     "table_view",
+    "title_html",
 ]

@@ -13,6 +13,7 @@ from tgcheat.bot.views.base import (
     join_payload,
     keyboard,
     name_html,
+    page,
     rules_name,
 )
 from tgcheat.engine.lobby import Lobby
@@ -58,7 +59,7 @@ def lobby_view(tr: Translator, session: Session, lobby: Lobby, bot_username: str
             ],
         ]
     )
-    return View("\n".join(lines), markup)
+    return page(tr, "\n".join(lines), markup)
 
 
 def _start_status(tr: Translator, session: Session, lobby: Lobby) -> str:
@@ -90,6 +91,6 @@ def _start_status(tr: Translator, session: Session, lobby: Lobby) -> str:
 
 def lobby_closed_view(tr: Translator, *, expired: bool = False) -> View:
     if expired:
-        return View(tr._("🃏 Nobody started this game in time. Send /new to open another."))
-    return View(tr._("🃏 This game was cancelled. Send /new to open another."))
+        return page(tr, tr._("🃏 Nobody started this game in time. Send /new to open another."))
+    return page(tr, tr._("🃏 This game was cancelled. Send /new to open another."))
 
