@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tgcheat.bot.settings_texts import (
@@ -105,6 +106,15 @@ def mirrored(tr: Translator, markup: Keyboard) -> Keyboard:
             for row in markup["inline_keyboard"]
         ]
     )
+
+
+#: How a language separates the items of a list (names), where it is not ", ".
+_LIST_SEPARATORS = {"ar": "، "}
+
+
+def joined(tr: Translator, items: Iterable[str]) -> str:
+    """Items of a list (names) in the reader's punctuation: "Ann, Bob", «أمل، باسم»."""
+    return _LIST_SEPARATORS.get(tr.language, ", ").join(items)
 
 
 def ltr(tr: Translator, text: str) -> str:

@@ -11,6 +11,7 @@ from tgcheat.bot.views.base import (
     button,
     deep_link,
     join_payload,
+    joined,
     keyboard,
     name_html,
     page,
@@ -25,8 +26,8 @@ from tgcheat.table.session import Session
 def lobby_view(tr: Translator, session: Session, lobby: Lobby, bot_username: str) -> View:
     rules = lobby.rules
     # Numbered as /kick <n> counts them before the deal.
-    names = ", ".join(
-        f"{number}. {name_html(name)}" for number, (_, name) in enumerate(lobby.players, 1)
+    names = joined(
+        tr, (f"{number}. {name_html(name)}" for number, (_, name) in enumerate(lobby.players, 1))
     ) or tr._("nobody yet")
     lines = [
         tr._("🃏 <b>Cheat</b>: a new game is open"),

@@ -17,6 +17,7 @@ from tgcheat.bot.views.base import (
     deep_link,
     directed,
     hand_payload,
+    joined,
     keyboard,
     mention_html,
     mirrored,
@@ -57,12 +58,10 @@ def table_view(
     last = state.last_claim
     if state.phase is Phase.FINAL_CHECK and last is not None:
         lines.append(tr._("⏳ Last cards! {claim}").format(claim=claim_line(tr, state, last)))
-        waiting = sorted(final_answerers(state) - state.accepted)
+        waiting = [state.players[s] for s in sorted(final_answerers(state) - state.accepted)]
         lines.append(
             tr._("{names}: believe it or call Cheat!").format(
-                names=", ".join(
-                    mention_html(state.players[s].name, state.players[s].user_id) for s in waiting
-                )
+                names=joined(tr, [mention_html(p.name, p.user_id) for p in waiting])
             )
         )
         left = _seconds_left(session, now_ms)
@@ -80,8 +79,8 @@ def table_view(
         if state.challenges:
             lines.append(
                 tr._("❗ Cheat! called by {names}: the cards are turned over in a moment.").format(
-                    names=", ".join(
-                        name_html(state.players[pending.seat].name) for pending in state.challenges
+                    names=joined(
+                        tr, [name_html(state.players[p.seat].name) for p in state.challenges]
                     )
                 )
             )
@@ -250,8 +249,8 @@ def result_lines(tr: Translator, state: GameState, result: Result) -> list[str]:
         lines.append(
             tr._("🤝 {plays} plays reached: a draw between {names}.").format(
                 plays=state.plays,
-                names=", ".join(
-                    name_html(players[s].name) for s, place in result.places if place == 1
+                names=joined(
+                    tr, (name_html(players[s].name) for s, place in result.places if place == 1)
                 ),
             )
         )
