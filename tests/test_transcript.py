@@ -59,3 +59,34 @@ def test_a_game_of_three_is_written_down_the_same_way_twice(
 def test_an_unknown_language_is_refused(transcript_tool: ModuleType) -> None:
     with pytest.raises(SystemExit):
         transcript_tool.main(["--lang", "xx"])
+
+
+#: The game's name as the table shows it in each language added after the first seven.
+GAME_NAMES = {
+    "uk": "Вірю — не вірю",
+    "pt_BR": "Duvido",
+    "pl": "Oszust",
+    "tr": "Blöf",
+    "id": "Bohong",
+    "ar": "كذّاب",
+}
+
+
+@pytest.mark.parametrize("lang", sorted(GAME_NAMES))
+def test_a_whole_game_is_written_down_in_each_new_language(
+    transcript_tool: ModuleType, tmp_path: Path, lang: str
+) -> None:
+    path = tmp_path / f"{lang}.md"
+    args = ["--lang", lang, "--seed", "3", "--players", "3", "--out", str(path)]
+    assert transcript_tool.main(args) == 0
+    text = path.read_text(encoding="utf-8")
+    assert f"**{GAME_NAMES[lang]}**" in text
+    assert "## The end" in text and "🏆 " in text
+    quoted = [
+        line.removeprefix("> ").removeprefix("[")
+        for line in text.splitlines()
+        if line.startswith("> ") and len(line) > 2
+    ]
+    # Arabic lines open right to left (RIGHT-TO-LEFT MARK); the others are left as they are.
+    opening = {line.startswith("\u200f") for line in quoted}
+    assert opening == ({True} if lang == "ar" else {False}), lang

@@ -441,6 +441,7 @@ COVERED = {
     "directed",
     "mirrored",
     "ltr",
+    "joined",
 }
 
 
