@@ -30,6 +30,7 @@ from babel.messages.pofile import read_po
 
 from tests.support.fake_telegram import check_telegram_html
 from tgcheat.bot import settings_texts, views
+from tgcheat.bot.callbacks import MAX_CALLBACK_BYTES, LanguagePress, parse
 from tgcheat.bot.texts import CLAIM_MANY, CLAIM_WORDS, RANK_SYMBOL, claim_phrase
 from tgcheat.engine.cards import CLAIMABLE_RANKS, Rank
 from tgcheat.engine.rules import OPTION_VALUES
@@ -457,6 +458,15 @@ def test_telegram_language_codes_find_their_catalog(
 ) -> None:
     assert normalize(language_code) == catalog_name
     assert translator(language_code).language == catalog_name
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_language_button_fits_telegram_callback_data(lang: str) -> None:
+    """The longest chat id Telegram gives a group, with the language's catalog name."""
+    for chat_id in (-1009999999999999, 9999999999):
+        data = LanguagePress(chat_id, lang).encode()
+        assert len(data.encode()) <= MAX_CALLBACK_BYTES
+        assert parse(data) == LanguagePress(chat_id, lang)
 
 
 def test_every_catalog_has_a_two_letter_code_for_the_command_menu() -> None:
