@@ -868,12 +868,14 @@ def check_request(
 # ---------------------------------------------------------------------------------------------
 
 
-_DIRECTIONAL_ISOLATES = re.compile("[\u2066-\u2069]")
+#: The isolates that keep each name's (and card's) direction to itself, and the marks that set
+#: a line's direction (LRM, RLM): they draw nothing.
+_DIRECTIONAL_ISOLATES = re.compile("[\u200e\u200f\u2066-\u2069]")
 
 
 def seen(text: str | None) -> str:
     """A message's text as a reader sees it: the isolates that keep each name's direction to
-    itself draw nothing."""
+    itself, and the marks that open an Arabic line right to left, draw nothing."""
     return _DIRECTIONAL_ISOLATES.sub("", text or "")
 
 
@@ -938,8 +940,8 @@ class MessageRecord:
 
     @property
     def seen_text(self) -> str:
-        """``plain_text`` as a reader sees it, without the directional isolates (they draw
-        nothing)."""
+        """``plain_text`` as a reader sees it, without the directional isolates and marks
+        (they draw nothing)."""
         return seen(self.current.plain_text)
 
     @property
