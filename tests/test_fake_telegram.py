@@ -430,6 +430,16 @@ async def test_bot_commands_must_be_lowercase(fake: FakeTelegram, bot: Bot) -> N
     assert "BOT_COMMAND_INVALID" in fake.violations[0]
 
 
+async def test_a_command_menu_is_for_a_two_letter_language(fake: FakeTelegram, bot: Bot) -> None:
+    """Telegram takes "pt" for a menu, never "pt-br" or a catalog's "pt_BR"."""
+    await bot.set_my_commands([BotCommand("new", "Abrir um jogo")], language_code="pt")
+    fake.assert_clean()
+    for code in ("pt_BR", "pt-br", "por", "PT"):
+        with pytest.raises(BadRequest):
+            await bot.set_my_commands([BotCommand("new", "Abrir um jogo")], language_code=code)
+        assert "two-letter ISO 639-1" in fake.violations[-1]
+
+
 @needs_spec
 async def test_menu_button_and_chat_member_answers_match_the_spec(
     fake: FakeTelegram, bot: Bot

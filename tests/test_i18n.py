@@ -1,5 +1,7 @@
-"""The catalogs: complete, up to date with the code, placeholders and plural forms right,
-Telegram HTML accepted, Russian numerals agreeing with their nouns, pop-ups and buttons short.
+"""The catalogs: complete, up to date with the code, placeholders, HTML tags and plural forms
+right (as many forms as CLDR gives the language, and the standard gettext Plural-Forms), accepted
+by ``msgfmt --check``, Telegram HTML accepted, Russian numerals agreeing with their nouns, pop-ups
+and buttons short, Telegram's language tags matched to them, and Arabic reading right to left.
 
 Every language found in ``locales/`` is checked; the ones the bot ships are listed in
 ``SHIPPED`` so that losing a catalog fails too.
@@ -11,7 +13,10 @@ import ast
 import gettext
 import importlib.util
 import re
+import shutil
 import string
+import subprocess
+import unicodedata
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -25,15 +30,23 @@ from babel.messages.pofile import read_po
 
 from tests.support.fake_telegram import check_telegram_html
 from tgcheat.bot import settings_texts, views
-from tgcheat.bot.texts import CLAIM_MANY, CLAIM_WORDS, claim_phrase
+from tgcheat.bot.callbacks import MAX_CALLBACK_BYTES, LanguagePress, parse
+from tgcheat.bot.texts import CLAIM_MANY, CLAIM_WORDS, RANK_SYMBOL, claim_phrase
 from tgcheat.engine.cards import CLAIMABLE_RANKS, Rank
 from tgcheat.engine.rules import OPTION_VALUES
-from tgcheat.i18n import LOCALES_DIR, available_languages, translator
+from tgcheat.i18n import (
+    LOCALES_DIR,
+    available_languages,
+    normalize,
+    right_to_left,
+    telegram_code,
+    translator,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "locales" / "tgcheat.pot"
 BOT_SOURCES = ROOT / "tgcheat" / "bot"
-SHIPPED = ("en", "ru", "es", "fr", "it", "nl", "de")
+SHIPPED = ("en", "ru", "es", "fr", "it", "nl", "de", "uk", "pt_BR", "pl", "tr", "id", "ar")
 LANGUAGES = sorted(set(SHIPPED) | set(available_languages()))
 TRANSLATED = [lang for lang in LANGUAGES if lang != "en"]
 
@@ -229,6 +242,63 @@ def test_placeholder_check_catches_a_lost_placeholder() -> None:
     assert placeholders("{count} карт") == placeholders("{count} cards")
 
 
+_TAG = re.compile(r"</?[a-z]+[^>]*>")
+
+
+def tags(text: str) -> list[str]:
+    return sorted(_TAG.findall(text))
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_html_tags_are_kept(lang: str) -> None:
+    """A translation carries the HTML of its English text, tag for tag: a bold button name
+    stays bold, and no tag is added that the code does not expect."""
+    problems = [
+        f"{message.id!r}: {form!r}"
+        for message in entries(catalog(lang))
+        for form in forms(message)
+        if tags(form) != tags(ids(message)[-1])
+    ]
+    assert not problems, f"{lang}:\n" + "\n".join(problems)
+
+
+def test_the_tag_check_catches_a_lost_tag() -> None:
+    assert tags("Tap <b>Join</b>") != tags("Appuie sur Rejoindre")
+    assert tags("Tap <b>Join</b>") == tags("Натисни <b>Приєднатися</b>")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_babel_finds_no_problem_in_the_catalog(lang: str) -> None:
+    """Babel's own checks: python-format placeholders and the number of plural forms."""
+    problems = [
+        f"{message.id!r}: {error}"
+        for message, errors in catalog(lang).check()
+        for error in errors
+    ]
+    assert not problems, f"{lang}:\n" + "\n".join(problems)
+
+
+MSGFMT = shutil.which("msgfmt")
+
+
+@pytest.mark.skipif(MSGFMT is None, reason="gettext's msgfmt is not installed")
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_msgfmt_accepts_the_catalog(lang: str) -> None:
+    """``msgfmt --check`` (GNU gettext): header, plural forms and formats, and with
+    ``--statistics`` nothing fuzzy or untranslated."""
+    assert MSGFMT is not None
+    path = LOCALES_DIR / lang / "LC_MESSAGES" / "tgcheat.po"
+    done = subprocess.run(
+        [MSGFMT, "--check", "--statistics", "-o", "/dev/null", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    wanted = len(list(entries(template())))
+    assert done.stderr.strip().endswith(f"{wanted} translated messages."), done.stderr
+
+
 # --- plural forms ----------------------------------------------------------------------------
 
 
@@ -254,6 +324,28 @@ def test_plural_header_fits_the_language(lang: str) -> None:
 
 def test_russian_has_three_plural_forms() -> None:
     assert catalog("ru").num_plurals == 3 == get_plural("ru").num_plurals
+
+
+#: What CLDR gives each language for the counts of a game, and the Plural-Forms gettext's own
+#: documentation writes for it.
+PLURAL_FORMS = {
+    "uk": "nplurals=3; plural=(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 && "
+    "(n%100<10 || n%100>=20) ? 1 : 2);",
+    "pl": "nplurals=3; plural=(n==1 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2);",
+    "pt_BR": "nplurals=2; plural=(n > 1);",
+    "tr": "nplurals=2; plural=(n != 1);",
+    "id": "nplurals=1; plural=0;",
+    "ar": "nplurals=6; plural=(n==0 ? 0 : n==1 ? 1 : n==2 ? 2 : n%100>=3 && n%100<=10 ? 3 : "
+    "n%100>=11 ? 4 : 5);",
+}
+
+
+@pytest.mark.parametrize("lang", sorted(PLURAL_FORMS))
+def test_new_languages_have_the_standard_plural_forms(lang: str) -> None:
+    header = PLURAL_FORMS[lang]
+    cat = catalog(lang)
+    assert f"nplurals={cat.num_plurals}; plural={cat.plural_expr};" == header
+    assert cat.num_plurals == len(cldr_categories(lang))
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -295,6 +387,130 @@ def test_plural_forms_are_the_languages_own() -> None:
         22: "{count} карты",
         25: "{count} карт",
     }
+
+
+def cards_in(lang: str, *counts: int) -> dict[int, str]:
+    tr = translator(lang)
+    return {n: tr.ngettext("{count} card", "{count} cards", n).format(count=n) for n in counts}
+
+
+def test_new_languages_count_cards_as_their_speakers_do() -> None:
+    """Ukrainian one/few/many like Russian; Polish 21 takes the "many" form; Brazilian
+    Portuguese counts 0 as singular; Turkish and Indonesian keep the noun singular after a
+    number; Arabic has a form for 0, 1, 2, 3–10, 11–99 and 100–102."""
+    assert cards_in("uk", 1, 3, 5, 21, 112) == {
+        1: "1 карта",
+        3: "3 карти",
+        5: "5 карт",
+        21: "21 карта",
+        112: "112 карт",
+    }
+    assert cards_in("pl", 1, 2, 5, 21, 22) == {
+        1: "1 karta",
+        2: "2 karty",
+        5: "5 kart",
+        21: "21 kart",
+        22: "22 karty",
+    }
+    assert cards_in("pt_BR", 0, 1, 2) == {0: "0 carta", 1: "1 carta", 2: "2 cartas"}
+    assert cards_in("tr", 1, 13) == {1: "1 kart", 13: "13 kart"}
+    assert cards_in("id", 1, 13) == {1: "1 kartu", 13: "13 kartu"}
+    assert cards_in("ar", 0, 1, 2, 3, 10, 11, 99, 100, 102, 103) == {
+        0: "0 ورقة",
+        1: "1 ورقة",
+        2: "2 ورقتان",
+        3: "3 أوراق",
+        10: "10 أوراق",
+        11: "11 ورقة",
+        99: "99 ورقة",
+        100: "100 ورقة",
+        102: "102 ورقة",
+        103: "103 أوراق",
+    }
+
+
+# --- Telegram's language tags ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("language_code", "catalog_name"),
+    [
+        ("pt-br", "pt_BR"),
+        ("pt-BR", "pt_BR"),
+        ("pt", "pt_BR"),
+        ("pt-PT", "pt_BR"),
+        ("pt_BR", "pt_BR"),
+        ("uk", "uk"),
+        ("uk-UA", "uk"),
+        ("pl", "pl"),
+        ("tr-TR", "tr"),
+        ("id", "id"),
+        ("ar", "ar"),
+        ("ar-EG", "ar"),
+        ("ru-RU", "ru"),
+        ("en-GB", "en"),
+        ("zh-hans", "en"),
+        ("", "en"),
+        (None, "en"),
+    ],
+)
+def test_telegram_language_codes_find_their_catalog(
+    language_code: str | None, catalog_name: str
+) -> None:
+    assert normalize(language_code) == catalog_name
+    assert translator(language_code).language == catalog_name
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_language_button_fits_telegram_callback_data(lang: str) -> None:
+    """The longest chat id Telegram gives a group, with the language's catalog name."""
+    for chat_id in (-1009999999999999, 9999999999):
+        data = LanguagePress(chat_id, lang).encode()
+        assert len(data.encode()) <= MAX_CALLBACK_BYTES
+        assert parse(data) == LanguagePress(chat_id, lang)
+
+
+def test_every_catalog_has_a_two_letter_code_for_the_command_menu() -> None:
+    codes = [telegram_code(lang) for lang in available_languages()]
+    assert telegram_code("pt_BR") == "pt"
+    assert all(re.fullmatch("[a-z]{2}", code) for code in codes), codes
+    assert len(set(codes)) == len(codes), "two catalogs would share a menu"
+
+
+# --- right to left -----------------------------------------------------------------------------
+
+RTL_LANGUAGES = [lang for lang in LANGUAGES if right_to_left(lang)]
+_NOT_WORDS = re.compile(r"\{[^{}]*\}|<[^>]+>|/[a-z_]+")
+
+
+def first_strong(text: str) -> str | None:
+    """The bidirectional class of the first letter that sets a direction ("L", "R", "AL")."""
+    for char in text:
+        kind = unicodedata.bidirectional(char)
+        if kind in ("L", "R", "AL"):
+            return kind
+    return None
+
+
+def test_arabic_is_the_right_to_left_language() -> None:
+    assert RTL_LANGUAGES == ["ar"]
+    assert translator("ar").rtl and not translator("he").rtl and not translator("en").rtl
+
+
+@pytest.mark.parametrize("lang", RTL_LANGUAGES)
+def test_right_to_left_texts_begin_right_to_left(lang: str) -> None:
+    """Every translation with words of its own begins with a right-to-left letter, so that a
+    pop-up or a button reads right to left with no mark added; only the card symbols (Latin
+    letters, as printed on the cards) do not."""
+    symbols = set(RANK_SYMBOL.values())
+    problems = [
+        f"{message.id!r}: {form!r}"
+        for message in entries(catalog(lang))
+        if message.id not in symbols
+        for form in forms(message)
+        if first_strong(_NOT_WORDS.sub(" ", form)) not in (None, "R", "AL")
+    ]
+    assert not problems, f"{lang}:\n" + "\n".join(problems)
 
 
 # --- Telegram HTML ---------------------------------------------------------------------------
@@ -532,3 +748,9 @@ CARD_BACK = "\U0001f0a0"
 def test_no_card_back_emoji(lang: str) -> None:
     shown = [form for message in entries(catalog(lang)) for form in forms(message)]
     assert [text for text in shown if CARD_BACK in text] == []
+
+
+def test_the_direction_check_sees_the_first_letter_outside_placeholders() -> None:
+    assert first_strong(_NOT_WORDS.sub(" ", "{name} يأخذ الكومة")) == "AL"
+    assert first_strong(_NOT_WORDS.sub(" ", "<b>{name}</b> takes يأخذ")) == "L"
+    assert first_strong(_NOT_WORDS.sub(" ", "/rules · {rules}")) is None

@@ -38,7 +38,8 @@ def test_a_game_of_three_is_written_down_the_same_way_twice(
     for name in ("Ann", "Bob", "Carol"):
         assert f"**{name}** taps [➕ Join ↗] in the group" in text
         assert f"📨 **private: {name}** · new message" in text
-    assert "> 🃏 Your cards in **Friday cards** (" in text
+    # The group's title keeps its own direction, as names do (between FSI and PDI).
+    assert "> 🃏 Your cards in **\u2068Friday cards\u2069** (" in text
     assert "[▶️ Start] [✖️ Cancel]" in text
     # Plays by the hand keyboard, a turn run out on the clock, a Cheat! call revealed.
     assert "taps [▶️ Play: " in text
@@ -58,3 +59,34 @@ def test_a_game_of_three_is_written_down_the_same_way_twice(
 def test_an_unknown_language_is_refused(transcript_tool: ModuleType) -> None:
     with pytest.raises(SystemExit):
         transcript_tool.main(["--lang", "xx"])
+
+
+#: The game's name as the table shows it in each language added after the first seven.
+GAME_NAMES = {
+    "uk": "Вірю — не вірю",
+    "pt_BR": "Duvido",
+    "pl": "Oszust",
+    "tr": "Blöf",
+    "id": "Bohong",
+    "ar": "كذّاب",
+}
+
+
+@pytest.mark.parametrize("lang", sorted(GAME_NAMES))
+def test_a_whole_game_is_written_down_in_each_new_language(
+    transcript_tool: ModuleType, tmp_path: Path, lang: str
+) -> None:
+    path = tmp_path / f"{lang}.md"
+    args = ["--lang", lang, "--seed", "3", "--players", "3", "--out", str(path)]
+    assert transcript_tool.main(args) == 0
+    text = path.read_text(encoding="utf-8")
+    assert f"**{GAME_NAMES[lang]}**" in text
+    assert "## The end" in text and "🏆 " in text
+    quoted = [
+        line.removeprefix("> ").removeprefix("[")
+        for line in text.splitlines()
+        if line.startswith("> ") and len(line) > 2
+    ]
+    # Arabic lines open right to left (RIGHT-TO-LEFT MARK); the others are left as they are.
+    opening = {line.startswith("\u200f") for line in quoted}
+    assert opening == ({True} if lang == "ar" else {False}), lang

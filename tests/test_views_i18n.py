@@ -133,7 +133,7 @@ def unmarked_words(text: str) -> list[str]:
     """Words outside the catalog's marks; user names, the group title and the languages'
     own names (a language picker shows each in itself) aside."""
     for name in (*NAMES, TITLE):
-        text = text.replace(views.name_html(name), " ").replace(f"<b>{TITLE}</b>", " ")
+        text = text.replace(views.name_html(name), " ").replace(views.title_html(TITLE), " ")
     for language in available_languages():
         text = text.replace(views.language_name(language), " ")
     while _INNERMOST.search(text):
@@ -437,6 +437,12 @@ COVERED = {
     "rules_view",
     "refusal_text",
     "language_view",
+    # What every view's text and keyboard go through: the reader's direction.
+    "page",
+    "directed",
+    "mirrored",
+    "ltr",
+    "joined",
 }
 
 

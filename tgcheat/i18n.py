@@ -4,6 +4,10 @@ The .po files are compiled in memory at start-up (Babel), so a fresh checkout ne
 compiled files. A ``Translator`` is a value handed to each view call; there is no global
 "current language", so two languages can be rendered side by side (a group in French, a
 player in Russian).
+
+A catalog's directory is its language as gettext names it: ``ru``, or a language with its
+region (``pt_BR``) where the region's usage is the one written. Telegram's ``language_code``
+(an IETF tag: ``pt-br``, ``uk-UA``, ``pt``) is matched to it by ``normalize``.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from babel import Locale, UnknownLocaleError
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
@@ -46,6 +51,11 @@ class Translator:
 
     def npgettext(self, context: str, singular: str, plural: str, n: int) -> str:
         return self.catalog.npgettext(context, singular, plural, n)
+
+    @property
+    def rtl(self) -> bool:
+        """Whether the language is written right to left (Arabic)."""
+        return right_to_left(self.language)
 
 
 @cache
@@ -81,13 +91,38 @@ def load_all() -> None:
 
 
 def normalize(language_code: str | None) -> str:
-    """Telegram's ``language_code`` (an IETF tag such as ``pt-br``) to one of our catalogs,
-    else English."""
-    if language_code:
-        base = language_code.replace("_", "-").split("-")[0].lower()
-        if base in available_languages():
-            return base
-    return DEFAULT_LANGUAGE
+    """Telegram's ``language_code`` (an IETF tag such as ``pt-br``), or a catalog's own name
+    (``pt_BR``), to one of our catalogs, else English: the catalog of that language and
+    region, else of the language alone, else of the language in another region (``pt`` and
+    ``pt-PT`` are read in ``pt_BR``)."""
+    if not language_code:
+        return DEFAULT_LANGUAGE
+    return _catalog_for(language_code.replace("_", "-").lower())
+
+
+@cache
+def _catalog_for(tag: str) -> str:
+    language, _, rest = tag.partition("-")
+    region = rest.split("-")[0].upper()
+    found = available_languages()
+    for wanted in (f"{language}_{region}" if region else None, language):
+        if wanted in found:
+            return wanted
+    return next((lang for lang in found if lang.startswith(f"{language}_")), DEFAULT_LANGUAGE)
+
+
+def telegram_code(language: str) -> str:
+    """The two-letter code Telegram takes for a language's command menu (``setMyCommands``
+    accepts ISO 639-1 only): ``pt_BR`` is ``pt``."""
+    return language.split("_")[0]
+
+
+@cache
+def right_to_left(language: str) -> bool:
+    try:
+        return bool(Locale.parse(language).character_order == "right-to-left")
+    except (ValueError, UnknownLocaleError):
+        return False
 
 
 def translator(language: str | None) -> Translator:

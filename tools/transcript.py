@@ -92,6 +92,13 @@ NAMES: dict[str, tuple[str, ...]] = {
     "fr": ("Alice", "Bastien", "Chloé", "Denis", "Élodie", "Fabien"),
     "it": ("Anna", "Bruno", "Chiara", "Dario", "Elisa", "Fabio"),
     "nl": ("Anouk", "Bram", "Claire", "Daan", "Eva", "Floris"),
+    "uk": ("Оксана", "Богдан", "Василь", "Галина", "Дмитро", "Олена"),
+    "pt_BR": ("Ana", "Bruno", "Camila", "Diego", "Eduarda", "Felipe"),
+    "pl": ("Agnieszka", "Bartek", "Celina", "Darek", "Ewa", "Filip"),
+    "tr": ("Ayşe", "Burak", "Cem", "Deniz", "Elif", "Emre"),
+    "id": ("Ayu", "Budi", "Citra", "Dewi", "Eko", "Fajar"),
+    # One player writes their name in Latin letters, as many do: a line mixes both directions.
+    "ar": ("أمل", "باسم", "Sami", "دينا", "إياد", "فرح"),
 }
 #: The group's title by language.
 TITLES = {
@@ -102,6 +109,12 @@ TITLES = {
     "fr": "Cartes du vendredi",
     "it": "Carte del venerdì",
     "nl": "Kaartavond",
+    "uk": "Карти по пʼятницях",
+    "pt_BR": "Cartas de sexta",
+    "pl": "Karty w piątek",
+    "tr": "Cuma kartları",
+    "id": "Kartu Jumat",
+    "ar": "ورق الجمعة",
 }
 FIRST_USER_ID = 1001
 #: What the computer players choose: each is a button someone taps.

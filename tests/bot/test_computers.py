@@ -178,3 +178,28 @@ async def test_play_refuses_what_it_cannot_seat(bot: BotHarness) -> None:
     await bot.command(ANN, "/play lots", chat=private(ANN))
     assert "I don't know lots" in (bot.fake.last_message(ANN.id).plain_text or "")
     assert (await bot.store.load(ANN.id))[0] is None
+
+
+async def test_each_computer_player_plays_its_level_and_remembers_the_game(
+    bot: BotHarness,
+) -> None:
+    await _lobby_with_computers(bot, ("easy", "hard"))
+    await bot.press(ANN, GROUP_ID, has_op(Op.START))
+    session, _ = await bot.store.load(GROUP_ID)
+    assert session is not None and session.game is not None
+    players = session.computer_players
+    assert players is not None
+    by_user = dict(zip((p.user_id for p in session.game.players), players.strategies, strict=True))
+    assert by_user[ANN.id] is None and sorted(s for s in by_user.values() if s) == ["easy", "hard"]
+    dealt = players.to_data()
+    for _ in range(12):
+        state = await game_state(bot)
+        if state.phase is Phase.FINISHED or not await _ann_moves(bot, state):
+            current, _ = await bot.store.load(GROUP_ID)
+            assert current is not None
+            if current.next_deadline_ms:
+                await _timers(bot).fire_due(current.next_deadline_ms)
+    later, _ = await bot.store.load(GROUP_ID)
+    assert later is not None and later.computer_players is not None
+    # What they saw is kept with the game, in Redis: another process goes on from it.
+    assert later.computer_players.to_data() != dealt

@@ -52,7 +52,8 @@ async def test_a_full_four_player_game(bot: BotHarness) -> None:
     assert sorted(len(p.hand) for p in state.players) == [13, 13, 13, 13]
     for user in PLAYERS:
         hand_message = bot.fake.last_message(user.id)
-        assert "Your cards in Friday <cards> & co (13)" in (hand_message.plain_text or "")
+        # The group's title is isolated as a name is (``seen_text`` drops the isolates).
+        assert "Your cards in Friday <cards> & co (13)" in hand_message.seen_text
     table_text = bot.fake.message(GROUP_ID, lobby.message_id).plain_text or ""
     assert "to play aces" in table_text
 

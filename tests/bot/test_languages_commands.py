@@ -9,7 +9,7 @@ from tests.bot.conftest import GROUP_ID, TOKEN, BotHarness, make_harness
 from tests.support.fake_telegram import FakeTelegram
 from tests.support.updates import User, private
 from tgcheat.bot.app import GROUP_COMMANDS, PRIVATE_COMMANDS, register_commands
-from tgcheat.i18n import available_languages, translator
+from tgcheat.i18n import available_languages, telegram_code, translator
 
 ADMIN, PLAYER = User(71, "Ann", language_code="en"), User(72, "Pau", language_code="es")
 
@@ -21,8 +21,20 @@ async def test_the_command_menu_is_set_per_language_for_groups_and_private_chats
     await register_commands(bot)
     calls = fake.calls_to("setMyCommands")
     languages = {str(c.params.get("language_code", "")) for c in calls}
-    assert languages == {"", *available_languages()}
+    # Telegram takes two letters: Brazilian Portuguese's menu is "pt" (pt-br and pt users).
+    assert languages == {"", *(telegram_code(lang) for lang in available_languages())}
+    assert {"pt", "uk", "pl", "tr", "id", "ar"} <= languages and "pt_BR" not in languages
     assert len(calls) == 2 * len(languages)
+    menus = {
+        (str(c.params.get("language_code", "")), c.params["scope"]["type"]): {
+            command["command"]: command["description"] for command in c.params["commands"]
+        }
+        for c in calls
+    }
+    for code, lang in (("pt", "pt_BR"), ("ar", "ar"), ("uk", "uk")):
+        for scope in ("all_group_chats", "all_private_chats"):
+            wanted = translator(lang)._("How to play")
+            assert menus[code, scope]["help"] == wanted != "How to play"
     german_group = next(
         c
         for c in calls

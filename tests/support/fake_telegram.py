@@ -803,12 +803,34 @@ def check_limits(
         problems += check_reply_markup(params["reply_markup"], spec=spec)
     if lower == "setmycommands":
         problems += _check_commands(params.get("commands"))
+    code = params.get("language_code")
+    if lower in _LANGUAGE_CODE_METHODS and code and not _BOT_LANGUAGE_CODE.fullmatch(str(code)):
+        # As the Bot API server checks it (tdlib's validate_bot_language_code).
+        problems.append(f"language_code: {code!r} is not a two-letter ISO 639-1 code")
     if lower.startswith(("editmessage", "stopmessagelivelocation")) and (
         "inline_message_id" not in params
         and ("chat_id" not in params or "message_id" not in params)
     ):
         problems.append("either inline_message_id or both chat_id and message_id are required")
     return problems
+
+
+#: Methods whose ``language_code`` names the users a setting is for: empty, or two lowercase
+#: letters ("pt", never "pt-br" or "pt_BR"): "Invalid language code specified" otherwise.
+_LANGUAGE_CODE_METHODS = frozenset(
+    {
+        "setmycommands",
+        "getmycommands",
+        "deletemycommands",
+        "setmyname",
+        "getmyname",
+        "setmydescription",
+        "getmydescription",
+        "setmyshortdescription",
+        "getmyshortdescription",
+    }
+)
+_BOT_LANGUAGE_CODE = re.compile("[a-z]{2}")
 
 
 def _check_commands(commands: Any) -> list[str]:
@@ -846,12 +868,14 @@ def check_request(
 # ---------------------------------------------------------------------------------------------
 
 
-_DIRECTIONAL_ISOLATES = re.compile("[\u2066-\u2069]")
+#: The isolates that keep each name's (and card's) direction to itself, and the marks that set
+#: a line's direction (LRM, RLM): they draw nothing.
+_DIRECTIONAL_ISOLATES = re.compile("[\u200e\u200f\u2066-\u2069]")
 
 
 def seen(text: str | None) -> str:
     """A message's text as a reader sees it: the isolates that keep each name's direction to
-    itself draw nothing."""
+    itself, and the marks that open an Arabic line right to left, draw nothing."""
     return _DIRECTIONAL_ISOLATES.sub("", text or "")
 
 
@@ -916,8 +940,8 @@ class MessageRecord:
 
     @property
     def seen_text(self) -> str:
-        """``plain_text`` as a reader sees it, without the directional isolates (they draw
-        nothing)."""
+        """``plain_text`` as a reader sees it, without the directional isolates and marks
+        (they draw nothing)."""
         return seen(self.current.plain_text)
 
     @property

@@ -30,7 +30,7 @@ from tgcheat.bot.publish import Publisher
 from tgcheat.bot.sender import ChatFlooded, Sender
 from tgcheat.bot.taps import Tap
 from tgcheat.bot.timers import Timers
-from tgcheat.i18n import N_, available_languages, load_all, translator
+from tgcheat.i18n import N_, available_languages, load_all, telegram_code, translator
 from tgcheat.store.games import GROUP_MESSAGES_PER_MINUTE, OUTBOX_LEASE_MS, GameStore
 
 if TYPE_CHECKING:
@@ -289,10 +289,12 @@ def build_application(
 
 
 async def register_commands(bot: Bot) -> None:
-    """The command menu, per scope and per language (the default list in English)."""
+    """The command menu, per scope and per language (the default list in English). Telegram
+    takes a two-letter language code: ``pt_BR``'s menu is Portuguese's, ``pt``, which is also
+    what Telegram matches for ``pt-br``."""
     for language in (None, *available_languages()):
         tr = translator(language)
-        code = language if language is not None else ""
+        code = telegram_code(language) if language is not None else ""
         for scope, commands in (
             (BotCommandScopeAllGroupChats(), GROUP_COMMANDS),
             (BotCommandScopeAllPrivateChats(), PRIVATE_COMMANDS),

@@ -596,16 +596,19 @@ class Publisher:
         if not user_ids:
             return
         tr = translator(session.language)
-        names = ", ".join(
-            views.name_html(state.players[seat].name)
-            for seat in range(len(state.players))
-            if state.players[seat].user_id in user_ids
+        names = views.joined(
+            tr,
+            (
+                views.name_html(state.players[seat].name)
+                for seat in range(len(state.players))
+                if state.players[seat].user_id in user_ids
+            ),
         )
         text = tr._(
             "{names}: I can't send you your cards. Tap <b>🃏 My cards</b> on the "
             "table and press <b>Start</b> in our private chat."
         ).format(names=names)
-        await self._announce(session.chat_id, [text])
+        await self._announce(session.chat_id, [views.directed(tr, text)])
 
     async def repost_hand(
         self, session: Session, state: GameState, user_id: int, messages: MessageIds

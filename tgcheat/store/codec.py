@@ -23,6 +23,7 @@ from tgcheat.engine.state import (
     Player,
     Result,
 )
+from tgcheat.engine.strategies import ComputerPlayers
 from tgcheat.table.chronicle import GameTally, Notice, NoticeKind, SeatTally
 from tgcheat.table.session import LobbyClock, Session
 
@@ -56,6 +57,8 @@ def encode(session: Session) -> bytes:
         doc["cp"] = session.computers
     if session.computers_due_ms:
         doc["cd"] = session.computers_due_ms
+    if session.computer_players is not None:
+        doc["cx"] = session.computer_players.to_data()
     return orjson.dumps(doc)
 
 
@@ -86,6 +89,7 @@ def decode(raw: bytes) -> Session:
         lobby_clock=LobbyClock(*doc["lc"]) if "lc" in doc else None,
         computers=tuple((uid, level) for uid, level in doc.get("cp", ())),
         computers_due_ms=doc.get("cd", 0),
+        computer_players=ComputerPlayers.from_data(doc["cx"]) if "cx" in doc else None,
     )
 
 

@@ -29,6 +29,7 @@ from tgcheat.engine.game import (
     challengeable,
 )
 from tgcheat.engine.state import GameState, Phase
+from tgcheat.engine.strategies import ComputerPlayers
 from tgcheat.table.session import Session
 
 #: Names that read as names in every language the bot speaks, short enough for a phone's table.
@@ -66,9 +67,7 @@ def new_computer(taken: Sequence[tuple[int, str]]) -> tuple[int, str]:
 
 
 def level_of(session: Session, user_id: int) -> Level:
-    return next(
-        (Level(level) for uid, level in session.computers if uid == user_id), Level.NORMAL
-    )
+    return next((Level(level) for uid, level in session.computers if uid == user_id), Level.NORMAL)
 
 
 def has_computers(state: GameState) -> bool:
@@ -114,18 +113,35 @@ def computers_due(session: Session, state: GameState, events: Sequence[Event], n
     return now_ms + think_ms(session.game_id, state.plays, acting[0])
 
 
+def seated(session: Session, state: GameState) -> Session:
+    """The session of a game just dealt, with its computer players' strategies (their
+    levels) and fresh memories."""
+    if not has_computers(state):
+        return dataclasses.replace(session, computer_players=None)
+    strategies = [
+        level_of(session, p.user_id).value if is_computer(p.user_id) else None
+        for p in state.players
+    ]
+    return dataclasses.replace(session, computer_players=ComputerPlayers.seat(state, strategies))
+
+
 def computer_move(
     session: Session, state: GameState, rng: TableRandom, now_ms: int
 ) -> Action | None:
     """The first move a computer player makes now, in seat order from the player to play;
     None when none of them acts (each lets the last claim stand)."""
+    players = session.computer_players
     count = len(state.players)
     for step in range(count):
         seat = (state.turn + step) % count
         player = state.players[seat]
         if not is_computer(player.user_id) or player.left:
             continue
-        action = choose_action(state, seat, rng, now_ms)
+        if players is not None:
+            action = players.choose(state, seat, rng, now_ms)
+        else:
+            # A game stored before computer players remembered anything.
+            action = choose_action(state, seat, rng, now_ms)
         if action is None:
             continue
         try:

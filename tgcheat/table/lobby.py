@@ -30,7 +30,7 @@ from tgcheat.table.clock import (
     lobby_clock_of,
     minimum_reached_ms,
 )
-from tgcheat.table.computers import Level, is_computer, new_computer
+from tgcheat.table.computers import Level, is_computer, new_computer, seated
 from tgcheat.table.progress import Events, advance
 from tgcheat.table.refusals import SessionRefusal
 from tgcheat.table.session import LobbyClock, Session
@@ -203,8 +203,9 @@ def _deal(session: Session, lobby: Lobby, rng: RandomSource, now_ms: int) -> tup
         deadline_ms=0,
         notice=None,
         tally=GameTally(),
+        computer_players=None,
     )
-    return advance(started, state, events, now_ms), tuple(events)
+    return seated(advance(started, state, events, now_ms), state), tuple(events)
 
 
 def cancel(session: Session | None, *, game_id: str | None, actor: Actor) -> Session:

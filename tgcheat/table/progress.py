@@ -35,10 +35,15 @@ def advance(session: Session, state: GameState, events: Sequence[Event], now_ms:
         # The deadline was the end of a Cheat! call's grace period, not a turn's: when the
         # call is gone unsettled (the caller or the claimant left), a whole turn starts.
         previous = 0
+    players = session.computer_players
+    if players is not None and session.game is not None:
+        # Each computer player remembers what it saw of this change.
+        players = players.remember(session.game, events, state)
     return dataclasses.replace(
         session,
         game=state,
         match=match,
+        computer_players=players,
         deadline_ms=game_deadline(previous, state, events, now_ms),
         computers_due_ms=computers_due(session, state, events, now_ms),
         notice=notice_of(events),

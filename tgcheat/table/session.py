@@ -9,6 +9,7 @@ from tgcheat.engine.lobby import Lobby
 from tgcheat.engine.match import Match
 from tgcheat.engine.rules import Rules
 from tgcheat.engine.state import GameState, Phase
+from tgcheat.engine.strategies import ComputerPlayers
 from tgcheat.table.chronicle import GameTally, Notice
 
 
@@ -59,6 +60,9 @@ class Session:
     #: When the computer players act next, in Unix milliseconds; 0: none has anything to do
     #: until something changes.
     computers_due_ms: int = 0
+    #: The game's computer players: each one's strategy and what it remembers of the game
+    #: (None without computer players, and between games).
+    computer_players: ComputerPlayers | None = None
 
     @property
     def next_deadline_ms(self) -> int:

@@ -43,7 +43,7 @@ from tgcheat.table.clock import (
     game_deadline,
 )
 from tgcheat.table.commands import GameCommand, LeaveGame, to_action
-from tgcheat.table.computers import TableRandom, computer_move
+from tgcheat.table.computers import TableRandom, computer_move, seated
 from tgcheat.table.lobby import (
     add_computer,
     adopt_rules,
@@ -196,9 +196,14 @@ def next_game(
         raise refused(SessionRefusal.STALE)
     state, events = new_game(session.match.rules, next_seating(session.match), rng)
     fresh = dataclasses.replace(
-        session, game_id=new_game_id, deadline_ms=0, notice=None, tally=GameTally()
+        session,
+        game_id=new_game_id,
+        deadline_ms=0,
+        notice=None,
+        tally=GameTally(),
+        computer_players=None,
     )
-    return advance(fresh, state, events, now_ms), tuple(events)
+    return seated(advance(fresh, state, events, now_ms), state), tuple(events)
 
 
 # --- the clock, and the group coming and going -------------------------------------------------

@@ -132,7 +132,7 @@ class LobbyHandlers:
                 opponents=opponents,
                 level=level,
                 rules=PRESETS[preset],
-                title=tr._("a game against the computer"),
+                title="",
                 language=tr.language,
                 rng=shell.rng,
                 now_ms=now,
@@ -200,10 +200,11 @@ class LobbyHandlers:
             await shell.publisher.refresh_lobby(chat_id)
         if session is None or not committed.changed:
             return
-        confirmation = views.View(
+        confirmation = views.page(
+            tr,
             tr._("✅ You joined the game in {group}. Your cards will arrive here.").format(
-                group=f"<b>{html.escape(session.title)}</b>"
-            )
+                group=views.title_html(session.title)
+            ),
         )
         try:
             reached = await shell.sender.send(user_id, confirmation) is not None
@@ -228,7 +229,8 @@ class LobbyHandlers:
     async def _show_the_way(self, command: Command, language: str) -> None:
         tr = translator(language)
         link = views.deep_link(self.shell.bot_username, views.join_payload(command.chat_id))
-        view = views.View(
+        view = views.page(
+            tr,
             tr._(
                 "{name}, I can't send you your cards yet: tap the button, press "
                 "<b>Start</b> in our private chat, and you are in."

@@ -235,7 +235,7 @@ class Shell:
 
     async def reply(self, asker: Asker, text: str, **fields: str) -> None:
         tr = await self.language_of(asker)
-        await self.tell(asker, views.View(tr._(text).format(**fields)))
+        await self.tell(asker, views.page(tr, tr._(text).format(**fields)))
 
     async def refuse(self, asker: Asker, refusal: Exception) -> None:
         """The one refusal path: a pop-up for a press, a reply for a command, in the asker's
@@ -252,7 +252,7 @@ class Shell:
         if asker.query_id is not None:
             await self.sender.answer(asker.query_id, text)
         else:
-            await self.tell(asker, views.View(text))
+            await self.tell(asker, views.page(tr, text))
 
     async def held_back(self, flooded: ChatFlooded, asker: Asker | None = None) -> None:
         """A flood wait met on the way (``ChatFlooded``): not a failure. What it held back

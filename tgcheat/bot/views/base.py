@@ -1,10 +1,12 @@
-"""What every view is made of: a text and a keyboard, names made safe, links, cards."""
+"""What every view is made of: a text and a keyboard, names made safe, links, cards, and the
+direction a right-to-left language reads in."""
 
 from __future__ import annotations
 
 import html
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tgcheat.bot.settings_texts import (
@@ -21,6 +23,8 @@ from tgcheat.i18n import Translator
 from tgcheat.table.computers import is_computer
 
 MAX_NAME_CHARS = 64
+#: Telegram allows a group title of 128 characters.
+MAX_TITLE_CHARS = 128
 KEYBOARD_ROW = 4
 
 
@@ -47,6 +51,78 @@ class View:
     markup: Keyboard | None = None
 
 
+# --- right to left -------------------------------------------------------------------------
+#
+# Telegram lays out each line of a message in the direction of its first strong letter (names'
+# isolates skipped) and each keyboard row's buttons from left to right whatever the language
+# (Telegram's apps do not mirror bots' keyboards; the Bot API has no setting for it). So that an
+# Arabic message reads right to left on every line, however it begins (a seat's number, a name,
+# a card), and its keyboard with it:
+#
+# - every line of the text starts with RIGHT-TO-LEFT MARK, and so does every button's label
+#   (a tick or an icon leads, on the right);
+# - each keyboard row is reversed: its first button is the rightmost;
+# - a /command is isolated left to right (else its slash shows after it: "rules/");
+# - cards are isolated left to right one by one (``ltr``): "7♣" keeps its suit after its rank,
+#   and a row of cards ("A A · 2 2 · K") reads from the right as the keyboard does, whether it
+#   begins with a letter or a digit.
+#
+# Telegram removes the embedding controls (U+202A-U+202E) from messages; marks and isolates
+# stay. Left-to-right languages are left as they are.
+
+RLM = "\u200f"
+LRI = "\u2066"
+PDI = "\u2069"
+# A bot command as Telegram finds one: a slash not after a letter, digit, slash or "<" (so
+# neither "</b>", "2/6" nor a link's path), then its name.
+_COMMAND = re.compile("(?<![\\w/<>\u2066])/[A-Za-z0-9_]+")
+
+
+def page(tr: Translator, text: str, markup: Keyboard | None = None) -> View:
+    """A message in the reader's direction (see above)."""
+    return View(directed(tr, text), mirrored(tr, markup) if markup is not None else None)
+
+
+def directed(tr: Translator, text: str) -> str:
+    """``text`` with every line in the reader's direction; unchanged in a left-to-right
+    language, and when it already is."""
+    if not tr.rtl:
+        return text
+    return "\n".join(_rtl_line(line) if line else line for line in text.split("\n"))
+
+
+def _rtl_line(line: str) -> str:
+    line = _COMMAND.sub(lambda found: f"{LRI}{found.group(0)}{PDI}", line)
+    return line if line.startswith(RLM) else RLM + line
+
+
+def mirrored(tr: Translator, markup: Keyboard) -> Keyboard:
+    """A keyboard as a right-to-left reader reads it: each row from the right, each label in
+    that direction."""
+    if not tr.rtl:
+        return markup
+    return keyboard(
+        [
+            [{**b, "text": _rtl_line(b["text"])} for b in reversed(row)]
+            for row in markup["inline_keyboard"]
+        ]
+    )
+
+
+#: How a language separates the items of a list (names), where it is not ", ".
+_LIST_SEPARATORS = {"ar": "، "}
+
+
+def joined(tr: Translator, items: Iterable[str]) -> str:
+    """Items of a list (names) in the reader's punctuation: "Ann, Bob", «أمل، باسم»."""
+    return _LIST_SEPARATORS.get(tr.language, ", ").join(items)
+
+
+def ltr(tr: Translator, text: str) -> str:
+    """A card (or a run of one rank's cards) kept left to right in a right-to-left line."""
+    return f"{LRI}{text}{PDI}" if tr.rtl else text
+
+
 #: Shown for a name that would show nothing.
 UNREADABLE_NAME = "?"
 #: A name sits between FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE: its direction is its
@@ -68,12 +144,22 @@ _INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cn", "Zs", "Zl", "Zp", "Mn", "Me
 def name_html(name: str) -> str:
     """A user's name, safe in an HTML message: isolated for bidirectional text, without
     direction controls of its own, "?" when it shows nothing, long ones shortened."""
-    clean = " ".join(_BIDI_CONTROLS.sub("", name).split())
+    return f"<b>{_isolated(name, MAX_NAME_CHARS)}</b>"
+
+
+def title_html(title: str) -> str:
+    """A group's title, made safe as a name is: a Latin title in an Arabic line, or an Arabic
+    one in an English line, keeps its own direction and leaves the line's alone."""
+    return f"<b>{_isolated(title, MAX_TITLE_CHARS)}</b>"
+
+
+def _isolated(text: str, most: int) -> str:
+    clean = " ".join(_BIDI_CONTROLS.sub("", text).split())
     if not any(_visible(char) for char in clean):
         clean = UNREADABLE_NAME
-    if len(clean) > MAX_NAME_CHARS:
-        clean = clean[: MAX_NAME_CHARS - 1] + "…"
-    return f"<b>{NAME_ISOLATE_START}{html.escape(clean)}{NAME_ISOLATE_END}</b>"
+    if len(clean) > most:
+        clean = clean[: most - 1] + "…"
+    return f"{NAME_ISOLATE_START}{html.escape(clean)}{NAME_ISOLATE_END}"
 
 
 def _visible(char: str) -> bool:
@@ -123,7 +209,7 @@ def claim_line(tr: Translator, state: GameState, claim: Claim) -> str:
 def card_label(tr: Translator, card: Card) -> str:
     """A revealed card in the reader's letters, with its suit for flavour: "7♣", "Д♥"."""
     suit = card.suit
-    return rank_symbol(tr, card.rank) + (suit.symbol if suit is not None else "")
+    return ltr(tr, rank_symbol(tr, card.rank) + (suit.symbol if suit is not None else ""))
 
 
 

@@ -15,7 +15,18 @@ from tgcheat.bot.callbacks import (
     encode_selection,
 )
 from tgcheat.bot.texts import claim_phrase, rank_plural, rank_symbol
-from tgcheat.bot.views.base import Button, View, button, claim_line, in_rows, keyboard, name_html
+from tgcheat.bot.views.base import (
+    Button,
+    View,
+    button,
+    claim_line,
+    in_rows,
+    keyboard,
+    ltr,
+    name_html,
+    page,
+    title_html,
+)
 from tgcheat.engine.cards import CLAIMABLE_RANKS, Rank, count_by_rank
 from tgcheat.engine.game import (
     can_pass,
@@ -35,7 +46,7 @@ def hand_text(tr: Translator, held: Mapping[Rank, int]) -> str:
     """A hand as cards, grouped by rank (``count_by_rank``): "7 7 · K". Each card is its rank's
     symbol: suits never matter in the game, and a row of cards reads at a glance on a phone
     where "7×2" reads as arithmetic."""
-    return " · ".join(cards_of_rank(tr, rank, count) for rank, count in held.items())
+    return " · ".join(ltr(tr, cards_of_rank(tr, rank, count)) for rank, count in held.items())
 
 
 def cards_of_rank(tr: Translator, rank: Rank, count: int) -> str:
@@ -56,10 +67,15 @@ def hand_view(
     one rank code per card). More cards than a button can carry raise ``SelectionTooLong``."""
     player = state.players[seat]
     held = count_by_rank(player.hand)
+    if session.chat_id > 0:
+        # A game against the computer, in this very chat.
+        header = tr._("🃏 Your cards ({count}):").format(count=len(player.hand))
+    else:
+        header = tr._("🃏 Your cards in {group} ({count}):").format(
+            group=title_html(title), count=len(player.hand)
+        )
     lines = [
-        tr._("🃏 Your cards in {group} ({count}):").format(
-            group=f"<b>{html.escape(title)}</b>", count=len(player.hand)
-        ),
+        header,
         hand_text(tr, held) if player.hand else tr.pgettext("hand", "none"),
     ]
     notice = session.notice
@@ -67,11 +83,11 @@ def hand_view(
         lines[:0] = [_private_notice(tr, state, seat, notice), ""]
     if state.phase is Phase.FINISHED:
         lines += ["", *_own_result(tr, session, state, seat)]
-        return View("\n".join(lines))
+        return page(tr, "\n".join(lines))
     if player.left:
         if notice is None or notice.seat != seat:
             lines += ["", tr._("You have left this game.")]
-        return View("\n".join(lines))
+        return page(tr, "\n".join(lines))
     selected = decode_selection(selection)
     answers = private_answers(state, seat)
     rows = _answer_rows(tr, session, state, answers, lines)
@@ -80,14 +96,14 @@ def hand_view(
         lines.append("")
         lines.append(_turn_prompt(tr, state, limit))
         if selection:
-            picked = " ".join(rank_symbol(tr, r) for r in sorted(selected.elements()))
+            picked = " ".join(ltr(tr, rank_symbol(tr, r)) for r in sorted(selected.elements()))
             lines.append(tr._("Selected: {cards}").format(cards=picked))
         else:
             lines.append(tr._("Tap the cards you play."))
         rows += _play_rows(tr, session, state, seat, held, selected, lines)
     elif answers.final_in_group:
         lines += ["", tr._("Last cards were played: answer in the group.")]
-    return View("\n".join(lines), keyboard(rows) if rows else None)
+    return page(tr, "\n".join(lines), keyboard(rows) if rows else None)
 
 
 def _private_notice(tr: Translator, state: GameState, seat: int, notice: Notice) -> str:

@@ -12,8 +12,10 @@ from tgcheat.bot.views.base import (
     button,
     deep_link,
     join_payload,
+    joined,
     keyboard,
     name_html,
+    page,
     rules_name,
 )
 from tgcheat.engine.lobby import Lobby
@@ -26,9 +28,12 @@ from tgcheat.table.session import Session
 def lobby_view(tr: Translator, session: Session, lobby: Lobby, bot_username: str) -> View:
     rules = lobby.rules
     # Numbered as /kick <n> counts them before the deal.
-    names = ", ".join(
-        f"{number}. {_seat_name(tr, session, user_id, name)}"
-        for number, (user_id, name) in enumerate(lobby.players, 1)
+    names = joined(
+        tr,
+        (
+            f"{number}. {_seat_name(tr, session, user_id, name)}"
+            for number, (user_id, name) in enumerate(lobby.players, 1)
+        ),
     ) or tr._("nobody yet")
     lines = [
         tr._("🃏 <b>Cheat</b>: a new game is open"),
@@ -60,7 +65,7 @@ def lobby_view(tr: Translator, session: Session, lobby: Lobby, bot_username: str
             button(tr._("✖️ Cancel"), callback_data=cancel.encode()),
         ],
     ]
-    return View("\n".join(lines), keyboard([row for row in rows if row]))
+    return page(tr, "\n".join(lines), keyboard([row for row in rows if row]))
 
 
 LEVEL_NAMES = {
@@ -126,6 +131,6 @@ def _start_status(tr: Translator, session: Session, lobby: Lobby) -> str:
 
 def lobby_closed_view(tr: Translator, *, expired: bool = False) -> View:
     if expired:
-        return View(tr._("🃏 Nobody started this game in time. Send /new to open another."))
-    return View(tr._("🃏 This game was cancelled. Send /new to open another."))
+        return page(tr, tr._("🃏 Nobody started this game in time. Send /new to open another."))
+    return page(tr, tr._("🃏 This game was cancelled. Send /new to open another."))
 

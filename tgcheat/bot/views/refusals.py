@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tgcheat.bot.views.base import directed
 from tgcheat.engine.game import Refusal
 from tgcheat.i18n import N_, Translator
 from tgcheat.table.refusals import SessionRefusal
@@ -59,5 +60,5 @@ REFUSALS: dict[Reason, str] = {
 
 
 def refusal_text(tr: Translator, reason: Reason) -> str:
-    return tr._(REFUSALS[reason])
+    return directed(tr, tr._(REFUSALS[reason]))
 

@@ -22,7 +22,7 @@ from tgcheat.bot.settings_texts import (
     option_value_line,
     value_text,
 )
-from tgcheat.bot.views.base import View, button, in_rows, keyboard, rules_name
+from tgcheat.bot.views.base import View, button, in_rows, keyboard, page, rules_name
 from tgcheat.engine.rules import (
     OPTION_NAMES,
     OPTION_VALUES,
@@ -57,7 +57,7 @@ def settings_view(tr: Translator, chat_id: int, rules: Rules) -> View:
         ]
         for number, name in enumerate(PRESETS)
     ]
-    return View("\n".join(lines), keyboard(rows))
+    return page(tr, "\n".join(lines), keyboard(rows))
 
 
 def option_view(tr: Translator, chat_id: int, rules: Rules, index: int) -> View:
@@ -78,7 +78,7 @@ def option_view(tr: Translator, chat_id: int, rules: Rules, index: int) -> View:
     rows.append(
         [button(tr._("« Back"), callback_data=SettingsPress(chat_id, SettingsMenu()).encode())]
     )
-    return View("\n".join(lines), keyboard(rows))
+    return page(tr, "\n".join(lines), keyboard(rows))
 
 
 def _option_value_html(tr: Translator, option: str, value: str) -> str:
@@ -102,12 +102,19 @@ def language_view(tr: Translator, chat_id: int, current: str, group: bool) -> Vi
         )
         for language in available_languages()
     ]
-    return View(text, keyboard(in_rows(buttons, width=2)))
+    return page(tr, text, keyboard(in_rows(buttons, width=2)))
+
+
+#: Where CLDR's name of a language in itself is not the one its speakers look for in a list
+#: of languages (Telegram's own list says "Bahasa Indonesia").
+OWN_NAMES = {"id": "Bahasa Indonesia"}
 
 
 def language_name(language: str) -> str:
-    """A language's name in itself ("Deutsch", "Русский"): how people find their own."""
-    name = Locale.parse(language).get_display_name(language) or language
+    """A language's name in itself ("Deutsch", "Русский", "Português (Brasil)"): how people
+    find their own."""
+    name = OWN_NAMES.get(language) or Locale.parse(language).get_display_name(language)
+    name = name or language
     return name[:1].upper() + name[1:]
 
 
@@ -128,7 +135,7 @@ def rules_view(tr: Translator, rules: Rules) -> View:
             html.escape(tr._(PRESET_SUMMARIES[preset])),
         ]
     lines += ["", tr._("Admins change them with /settings.")]
-    return View("\n".join(lines))
+    return page(tr, "\n".join(lines))
 
 
 def differing_options(rules: Rules, other: Rules) -> list[str]:

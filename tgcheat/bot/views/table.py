@@ -15,10 +15,14 @@ from tgcheat.bot.views.base import (
     claim_line,
     count_cards,
     deep_link,
+    directed,
     hand_payload,
+    joined,
     keyboard,
     mention_html,
+    mirrored,
     name_html,
+    page,
 )
 from tgcheat.engine.events import ChallengeResolved, Passed
 from tgcheat.engine.game import (
@@ -56,12 +60,10 @@ def table_view(
     last = state.last_claim
     if state.phase is Phase.FINAL_CHECK and last is not None:
         lines.append(tr._("⏳ Last cards! {claim}").format(claim=claim_line(tr, state, last)))
-        waiting = sorted(final_answerers(state) - state.accepted)
+        waiting = [state.players[s] for s in sorted(final_answerers(state) - state.accepted)]
         lines.append(
             tr._("{names}: believe it or call Cheat!").format(
-                names=", ".join(
-                    mention_html(state.players[s].name, state.players[s].user_id) for s in waiting
-                )
+                names=joined(tr, [mention_html(p.name, p.user_id) for p in waiting])
             )
         )
         left = _seconds_left(session, now_ms)
@@ -79,8 +81,8 @@ def table_view(
         if state.challenges:
             lines.append(
                 tr._("❗ Cheat! called by {names}: the cards are turned over in a moment.").format(
-                    names=", ".join(
-                        name_html(state.players[pending.seat].name) for pending in state.challenges
+                    names=joined(
+                        tr, [name_html(state.players[p.seat].name) for p in state.challenges]
                     )
                 )
             )
@@ -91,7 +93,7 @@ def table_view(
                 )
             )
         lines.append(_turn_line(tr, state))
-    return View("\n".join(lines), _table_keyboard(tr, session, state, bot_username))
+    return page(tr, "\n".join(lines), _table_keyboard(tr, session, state, bot_username))
 
 
 def _seconds_left(session: Session, now_ms: int | None) -> int | None:
@@ -176,18 +178,20 @@ def reveal_view(tr: Translator, state: GameState, event: ChallengeResolved) -> V
             event.taken,
         ).format(name=name_html(state.players[event.taker].name), count=event.taken),
     ]
-    return View("\n".join(lines))
+    return page(tr, "\n".join(lines))
 
 
 def passed_view(tr: Translator, state: GameState, event: Passed) -> str:
     name = name_html(state.players[event.seat].name)
     if event.by_vote:
-        return tr._("⏭ {name} passes: everyone agreed.").format(name=name)
-    if event.rank is not None:
-        return tr._("⏭ {name} passes: every card of {rank} is in the pile.").format(
+        text = tr._("⏭ {name} passes: everyone agreed.").format(name=name)
+    elif event.rank is not None:
+        text = tr._("⏭ {name} passes: every card of {rank} is in the pile.").format(
             name=name, rank=html.escape(rank_plural(tr, event.rank))
         )
-    return tr._("⏭ {name} passes.").format(name=name)
+    else:
+        text = tr._("⏭ {name} passes.").format(name=name)
+    return directed(tr, text)
 
 
 def scoreboard_lines(tr: Translator, match: Match) -> list[str]:
@@ -211,7 +215,7 @@ def scoreboard_lines(tr: Translator, match: Match) -> list[str]:
 
 def next_game_markup(tr: Translator, session: Session) -> Keyboard:
     press = TablePress(Op.NEXT_GAME, session.chat_id, session.game_id)
-    return keyboard([[button(tr._("▶️ Next game"), callback_data=press.encode())]])
+    return mirrored(tr, keyboard([[button(tr._("▶️ Next game"), callback_data=press.encode())]]))
 
 
 def final_table_view(tr: Translator, session: Session, state: GameState, result: Result) -> View:
@@ -230,8 +234,10 @@ def final_table_view(tr: Translator, session: Session, state: GameState, result:
         markup = next_game_markup(tr, session)
     else:
         again = TablePress(Op.PLAY_AGAIN, session.chat_id, session.game_id)
-        markup = keyboard([[button(tr._("🔁 Play again"), callback_data=again.encode())]])
-    return View("\n".join(lines), markup)
+        markup = mirrored(
+            tr, keyboard([[button(tr._("🔁 Play again"), callback_data=again.encode())]])
+        )
+    return View(directed(tr, "\n".join(lines)), markup)
 
 
 def computers_line(tr: Translator, state: GameState) -> list[str]:
@@ -258,8 +264,8 @@ def result_lines(tr: Translator, state: GameState, result: Result) -> list[str]:
         lines.append(
             tr._("🤝 {plays} plays reached: a draw between {names}.").format(
                 plays=state.plays,
-                names=", ".join(
-                    name_html(players[s].name) for s, place in result.places if place == 1
+                names=joined(
+                    tr, (name_html(players[s].name) for s, place in result.places if place == 1)
                 ),
             )
         )
