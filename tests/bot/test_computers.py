@@ -8,9 +8,10 @@ from tests.bot.conftest import GROUP_ID, BotHarness, make_harness
 from tests.bot.play import game_state, group_texts, has_op, join_by_button, play
 from tests.support.updates import User, private
 from tgcheat.bot.app import CheatApplication
-from tgcheat.bot.callbacks import Op
+from tgcheat.bot.callbacks import Op, PresetChoice, SettingsPress
 from tgcheat.bot.timers import Timers
 from tgcheat.engine.game import can_accept, play_limit
+from tgcheat.engine.rules import PRESETS
 from tgcheat.engine.state import GameState, Phase
 from tgcheat.table.computers import THINK_MS, is_computer
 
@@ -203,3 +204,21 @@ async def test_each_computer_player_plays_its_level_and_remembers_the_game(
     assert later is not None and later.computer_players is not None
     # What they saw is kept with the game, in Redis: another process goes on from it.
     assert later.computer_players.to_data() != dealt
+
+
+async def test_the_rules_of_games_against_the_computer_are_ones_own(bot: BotHarness) -> None:
+    """/settings in private sets the rules /play deals with; nobody else may set them."""
+    await bot.start_private(ANN)
+    await bot.command(ANN, "/settings", chat=private(ANN))
+    menu = bot.fake.last_message(ANN.id)
+    assert any("callback_data" in b for b in menu.buttons)
+    verju = next(number for number, name in enumerate(PRESETS) if name == "verju")
+    forged = SettingsPress(ANN.id, PresetChoice(verju)).encode()
+    await bot.feed(bot.updates.callback(BOB, menu, forged))
+    assert await bot.store.settings.group_rules(ANN.id) is None
+    await bot.feed(bot.updates.callback(ANN, menu, forged))
+    assert await bot.store.settings.group_rules(ANN.id) == PRESETS["verju"]
+    await bot.command(ANN, "/play 2", chat=private(ANN))
+    session, _ = await bot.store.load(ANN.id)
+    assert session is not None and session.game is not None
+    assert session.game.rules.rank_rule is PRESETS["verju"].rank_rule

@@ -258,3 +258,28 @@ async def test_a_result_is_posted_once_when_the_old_table_could_not_become_histo
     assert len(results) == 1 and not results[0].deleted
     assert len(_reveals(bot)) == 1
     assert _answer_buttons(bot) == []
+
+
+async def test_a_table_posted_anew_by_one_process_never_deletes_a_line_another_made(
+    bot: BotHarness,
+) -> None:
+    """A reply brings the table down from ids read before a reveal moved it: the old message,
+    now the reveal's line, stays."""
+    await _ann_bluffs(bot)
+    old_table = (await table_record(bot)).message_id
+    hung = bot.fake.hang_next(
+        lambda method, params: method == "sendMessage"
+        and params.get("chat_id") == GROUP_ID
+        and "reply_parameters" not in params
+    )
+    # /rules: its reply goes out, then the table is posted anew from the ids read now...
+    rules = asyncio.create_task(bot.command(ANN, "/rules"))
+    await hung.arrived
+    # ...while Bob's Cheat! moves the table down and turns the old one into the reveal.
+    await bot.press(BOB, GROUP_ID, has_op(Op.CHALLENGE))
+    assert "calls Cheat on" in (bot.fake.message(GROUP_ID, old_table).plain_text or "")
+    hung.released.set()
+    await rules
+    former = bot.fake.message(GROUP_ID, old_table)
+    assert not former.deleted and "calls Cheat on" in (former.plain_text or "")
+    assert len(_reveals(bot)) == 1

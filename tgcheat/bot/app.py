@@ -63,6 +63,7 @@ GROUP_COMMANDS = (
 )
 PRIVATE_COMMANDS = (
     ("play", N_("Play against computer players")),
+    ("settings", N_("Choose the rules of your games against the computer")),
     ("help", N_("How to play")),
     ("rules", N_("The rules in force")),
     ("language", N_("The language of your messages")),

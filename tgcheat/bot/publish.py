@@ -222,11 +222,14 @@ class Publisher:
         showing.table_shown = True
         showing.table_message = new
         line = (old, history) if old is not None and history is not None else None
-        await self.store.messages.add(chat_id, MessageIds(table=new), history=line)
+        became_history = await self.store.messages.add(
+            chat_id, MessageIds(table=new), history=line, former=old if line is None else None
+        )
         if old is None:
             return
         if history is None:
-            await self._delete(chat_id, chat_id, old)
+            if not became_history:
+                await self._delete(chat_id, chat_id, old)
             return
         try:
             if await self.sender.edit(chat_id, old, views.View(history)) is Edit.GONE:

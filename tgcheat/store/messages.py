@@ -47,20 +47,30 @@ class Messages:
         self._record = redis.register_script(RECORD_SCRIPT)
 
     async def add(
-        self, chat_id: int, ids: MessageIds, *, history: tuple[int, str] | None = None
-    ) -> None:
+        self,
+        chat_id: int,
+        ids: MessageIds,
+        *,
+        history: tuple[int, str] | None = None,
+        former: int | None = None,
+    ) -> bool:
         """Keep the ids of messages just sent (merged into those kept), and ``history``: the
         line a former table message (its id) becomes. Kept only while the session is: ids of
-        messages sent as it went away are dropped."""
+        messages sent as it went away are dropped. True when ``former`` (a table message this
+        process replaced) has become a line of the history meanwhile (another process moved
+        the table): it stays."""
         if ids.empty:
-            return
+            return False
         self._hints.add_messages(chat_id, ids)
         fields: list[tuple[str, int | str]] = list(message_fields(ids))
         if history is not None:
             message_id, line = history
             fields.append((f"{HISTORY_FIELD}{message_id}", line))
-        call = set_messages_call(session_key=self._keys.session(chat_id), fields=fields)
-        await bounded(self._direct.run_script(self._set, call.keys, call.args))
+        call = set_messages_call(
+            session_key=self._keys.session(chat_id), fields=fields, former=former
+        )
+        answer = await bounded(self._direct.run_script(self._set, call.keys, call.args))
+        return bool(answer == 2)
 
     async def record(
         self,

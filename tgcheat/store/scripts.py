@@ -610,10 +610,12 @@ def read_call(*, session_key: str, update_id: int, first_look: bool, now_ms: int
 # Message ids are kept only while the session is: a message sent as the session went away
 # (expired, or the bot left) is not kept (keys and arguments: set_messages_call).
 # A former table's history line is kept too (HISTORY_FIELD), the last HISTORY_KEPT of them: an
-# edit drawn from an older state that lands on it after the table moved is undone with it.
+# edit drawn from an older state that lands on it after the table moved is undone with it, and
+# a table posted anew by another process does not delete it (answer 2 for ``former``).
 SET_MESSAGES_SCRIPT = f"""
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV))
+local former = ARGV[1]
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
 local lines = {{}}
 for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
   if string.sub(field, 1, {len(HISTORY_FIELD)}) == '{HISTORY_FIELD}' then
@@ -626,16 +628,25 @@ if #lines > {HISTORY_KEPT} then
     redis.call('HDEL', KEYS[1], '{HISTORY_FIELD}' .. string.format('%d', lines[i]))
   end
 end
+if former ~= '' and redis.call('HEXISTS', KEYS[1], '{HISTORY_FIELD}' .. former) == 1 then
+  return 2
+end
 return 1
 """
 
 
-def set_messages_call(*, session_key: str, fields: Iterable[tuple[str, int | str]]) -> ScriptCall:
-    """SET_MESSAGES_SCRIPT's keys and arguments: the message fields and their values."""
+def set_messages_call(
+    *, session_key: str, fields: Iterable[tuple[str, int | str]], former: int | None = None
+) -> ScriptCall:
+    """SET_MESSAGES_SCRIPT's keys and arguments: the message fields and their values, and a
+    former table's message id, asked whether it has become a line of the history (answer 2)."""
     return ScriptCall(
         [session_key],  # KEYS[1] the session hash
-        # ARGV: field, value, field, value...
-        [part for field_value in fields for part in field_value],
+        [
+            "" if former is None else former,  # ARGV[1] a former table's message id
+            # ARGV[2..]: field, value, field, value...
+            *(part for field_value in fields for part in field_value),
+        ],
     )
 
 

@@ -106,7 +106,8 @@ class LobbyHandlers:
         # A level in English or in the player's words ("/play 3 schwer").
         levels = {level.value: level for level in Level}
         levels |= {level_name(tr, level).lower(): level for level in Level}
-        opponents, level, preset = SOLO_DEFAULTS
+        opponents, level = SOLO_DEFAULTS
+        preset: str | None = None
         for arg in (a.lower() for a in command.args):
             if arg.isdigit():
                 opponents = int(arg)
@@ -121,6 +122,9 @@ class LobbyHandlers:
                     example=f"/play 3 {html.escape(level_name(tr, Level.HARD))}",
                 )
         chat_id, now, game_id = command.chat_id, shell.clock(), new_game_id()
+        # A preset named, else the rules saved with /settings in this chat, else the classic.
+        saved = await shell.store.settings.group_rules(chat_id)
+        rules = PRESETS[preset] if preset is not None else saved or Rules()
         committed = await shell.store.transact(
             chat_id,
             lambda session: table.solo_game(
@@ -131,7 +135,7 @@ class LobbyHandlers:
                 name=command.name,
                 opponents=opponents,
                 level=level,
-                rules=PRESETS[preset],
+                rules=rules,
                 title="",
                 language=tr.language,
                 rng=shell.rng,
@@ -385,8 +389,8 @@ class LobbyHandlers:
         await shell.publisher.post_lobby(committed.session, committed.messages)
 
 
-#: /play without arguments: three computer players of the normal level, classic rules.
-SOLO_DEFAULTS = (3, Level.NORMAL, "cheat")
+#: /play without arguments: three computer players of the normal level.
+SOLO_DEFAULTS = (3, Level.NORMAL)
 
 
 def _group_of_payload(text: str) -> int | None:

@@ -10,12 +10,13 @@ from tgcheat.bot.callbacks import (
     SettingsPress,
     ValueChoice,
 )
-from tgcheat.bot.handlers.shell import Answer, Command, Shell
+from tgcheat.bot.handlers.shell import Command, Shell
 from tgcheat.bot.settings_texts import RULES_PROBLEMS
 from tgcheat.bot.taps import Tap
 from tgcheat.engine.rules import InvalidRules, Rules
-from tgcheat.i18n import N_, translator
+from tgcheat.i18n import translator
 from tgcheat.table import transitions as table
+from tgcheat.table.refusals import SessionRefusal, SessionRefused
 from tgcheat.table.settings import option_number, with_option_value, with_preset_number
 from tgcheat.table.transitions import Actor
 
@@ -25,6 +26,11 @@ class SettingsHandlers:
         self.shell = shell
 
     async def _check_manager(self, chat_id: int, user_id: int) -> None:
+        if chat_id > 0:
+            # A private chat's rules (its games against the computer) are its person's own.
+            if chat_id != user_id:
+                raise SessionRefused(SessionRefusal.NOT_ALLOWED)
+            return
         session, _ = await self.shell.store.load(chat_id)
 
         async def attempt(actor: Actor) -> None:
@@ -33,8 +39,8 @@ class SettingsHandlers:
         await self.shell.as_actor(chat_id, user_id, attempt)
 
     async def settings(self, command: Command) -> None:
-        if not command.in_group:
-            raise Answer(N_("Send /settings in the group whose rules you set."))
+        """The rules of a group's next games; in private, of one's games against the
+        computer (/play)."""
         chat_id = command.chat_id
         await self._check_manager(chat_id, command.user_id)
         rules = await self.shell.store.settings.group_rules(chat_id) or Rules()
@@ -45,7 +51,8 @@ class SettingsHandlers:
         shell = self.shell
         if not command.in_group:
             tr = await shell.language_of(command.asker)
-            await shell.tell(command.asker, views.rules_view(tr, Rules()))
+            saved = await shell.store.settings.group_rules(command.chat_id)
+            await shell.tell(command.asker, views.rules_view(tr, saved or Rules()))
             return
         session, _ = await shell.store.load(command.chat_id)
         if session is not None and session.in_progress:
