@@ -268,9 +268,11 @@ async def test_a_table_posted_anew_by_one_process_never_deletes_a_line_another_m
     await _ann_bluffs(bot)
     old_table = (await table_record(bot)).message_id
     hung = bot.fake.hang_next(
-        lambda method, params: method == "sendMessage"
-        and params.get("chat_id") == GROUP_ID
-        and "reply_parameters" not in params
+        lambda method, params: (
+            method == "sendMessage"
+            and params.get("chat_id") == GROUP_ID
+            and "reply_parameters" not in params
+        )
     )
     # /rules: its reply goes out, then the table is posted anew from the ids read now...
     rules = asyncio.create_task(bot.command(ANN, "/rules"))
@@ -283,3 +285,33 @@ async def test_a_table_posted_anew_by_one_process_never_deletes_a_line_another_m
     former = bot.fake.message(GROUP_ID, old_table)
     assert not former.deleted and "calls Cheat on" in (former.plain_text or "")
     assert len(_reveals(bot)) == 1
+
+
+async def test_an_older_edit_of_a_table_deleted_by_the_end_posts_no_second_table(
+    bot: BotHarness,
+) -> None:
+    """Bob's play is still on its way to the table when Carol's last card and its acceptance
+    end the game: the table it edits is gone, and Bob's older table is not posted anew."""
+    state = state_with([cards("A♣", "K♦"), cards("2♣", "7♦"), cards("3♣")], rest_to=0)
+    await install_game(bot, seated(state, list(PLAYERS)))
+    for user in PLAYERS:
+        await bot.start_private(user, f"h{GROUP_ID}")
+    await play(bot, ANN, [Rank.ACE])  # the table is posted
+    hung = bot.fake.hang_next(
+        lambda method, params: method == "editMessageText" and params.get("chat_id") == GROUP_ID
+    )
+    bob = asyncio.create_task(play(bot, BOB, [Rank.TWO]))
+    await hung.arrived
+    await play(bot, CAROL, [Rank.THREE])  # her last card: the table moves down
+    for user in (ANN, BOB):
+        await bot.press(user, GROUP_ID, has_op(Op.ACCEPT))
+    assert (await game_state(bot)).phase is Phase.FINISHED
+    hung.released.set()
+    await bob
+    await _timers(bot).refresh_deferred_tables(int(time.time() * 1000) + 1_000)
+    tables = [
+        m
+        for m in bot.fake.visible_messages(GROUP_ID)
+        if "played out their hand and wins" in m.seen_text or "pile:" in m.seen_text
+    ]
+    assert len(tables) == 1 and "wins" in tables[0].seen_text

@@ -177,18 +177,36 @@ class Publisher:
         if messages.buried:
             await self._post_table(session.chat_id, old, view, showing=showing)
             return
+        chat_id = session.chat_id
         try:
-            new = await self.sender.upsert(session.chat_id, old, view)
+            if old is not None:
+                outcome = await self.sender.edit(chat_id, old, view)
+                if outcome is Edit.UNREACHABLE:
+                    return
+                if outcome is Edit.DONE:
+                    showing.table_shown, showing.table_message = True, old
+                    return
+                if not await self._still_latest(chat_id, showing.version, old):
+                    # The table was moved on by a newer state's publisher (the message gone
+                    # with it): posting this older one would be a second table.
+                    return
+            new = await self.sender.send(chat_id, view, silent=True)
         except ChatFlooded as flooded:
-            await self._hold_group(session.chat_id, flooded, table=True)
+            await self._hold_group(chat_id, flooded, table=True)
             return
         except TelegramError:
-            await self._refresh_later(session.chat_id)
+            await self._refresh_later(chat_id)
             raise
         showing.table_shown = new is not None
         showing.table_message = new
-        if new is not None and new != old:
-            await self.store.messages.add(session.chat_id, MessageIds(table=new))
+        if new is not None:
+            await self.store.messages.add(chat_id, MessageIds(table=new))
+
+    async def _still_latest(self, chat_id: int, version: int, table: int) -> bool:
+        """Whether ``version`` is still the stored one and ``table`` its table message: a
+        table that is gone is posted anew only then."""
+        loaded = await self.store.read(chat_id)
+        return loaded.version <= version and loaded.messages.table == table
 
     async def _post_table(
         self,

@@ -233,16 +233,6 @@ class Sender:
             # Already gone, or too old to delete (48 h): nothing is lost either way.
             log.info("message %s/%s not deleted: %s", chat_id, message_id, error.message)
 
-    async def upsert(self, chat_id: int, message_id: int | None, view: View) -> int | None:
-        """Edit the message if it still exists, else post it anew; the id now showing it."""
-        if message_id is not None:
-            outcome = await self.edit(chat_id, message_id, view)
-            if outcome is Edit.DONE:
-                return message_id
-            if outcome is Edit.UNREACHABLE:
-                return None
-        return await self.send(chat_id, view, silent=True)
-
 
 def _replaces(waiting: JsonParams, answer: JsonParams) -> bool:
     """Whether ``answer`` takes the place of the answer still waiting in the webhook's reply:
