@@ -99,6 +99,8 @@ class _Showing:
     table_message: int | None = None
     #: The table shown is the game's result: never posted twice.
     final: bool = False
+    #: Its entry is settled whole already (nothing more to tell Redis).
+    settled: bool = False
 
     def line_shown(self, line: str) -> None:
         if line in self.lines:
@@ -326,7 +328,7 @@ class Publisher:
         try:
             await self._publish(session, state, shown, lines, messages, table_deferred, showing)
         finally:
-            if owed:
+            if owed and not showing.settled:
                 await self._settle(session.chat_id, version, showing.rest())
 
     async def _publish(
@@ -370,6 +372,8 @@ class Publisher:
         if not showing.lines and not showing.table:
             hands = MustShow(hands=tuple(sorted(showing.hands)))
             await self._settle(chat_id, showing.version, hands, still_showing=True)
+            # Without hands owed, the entry is gone: nothing is left to settle at the end.
+            showing.settled = hands.empty
 
     async def _settle(
         self, chat_id: int, version: int, rest: MustShow, *, still_showing: bool = False
