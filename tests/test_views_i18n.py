@@ -287,6 +287,7 @@ def rendered(tr: Translator) -> Iterator[Shown]:
     yield _view("empty lobby", views.lobby_view(tr, session(), Lobby(100, rules), BOT))
     yield _view("lobby cancelled", views.lobby_closed_view(tr))
     yield _view("lobby expired", views.lobby_closed_view(tr, expired=True))
+    yield _view("next-game ping", views.ping_view(tr, session(), BOT))
 
     start = game()
     yield _view("table, first play", views.table_view(tr, session(), start, BOT))
@@ -417,6 +418,7 @@ def rendered(tr: Translator) -> Iterator[Shown]:
 COVERED = {
     "lobby_view",
     "lobby_closed_view",
+    "ping_view",
     "rules_name",
     "claim_line",
     "table_view",

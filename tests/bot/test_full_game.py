@@ -135,7 +135,7 @@ async def test_a_full_four_player_game(bot: BotHarness) -> None:
     assert "plays" in result and "bluff" in result
     # The table shows the end with a Play again button only; every hand lost its keyboard and
     # shows its own result.
-    assert [b["text"] for b in final_table.buttons] == ["🔁 Play again"]
+    assert [b["text"] for b in final_table.buttons] == ["🔁 Play again", "🔔 Next game"]
     for user in PLAYERS:
         hand = bot.fake.last_message(user.id)
         assert not hand.buttons

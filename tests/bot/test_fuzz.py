@@ -464,11 +464,14 @@ async def press(
 
 
 def _settable_keys(press: Press | None, user: User) -> set[bytes]:
-    """Keys a press that is no move may change: a person's own language; for a group admin,
-    the group's rules and language (and the language of the game on show)."""
+    """Keys a press that is no move may change: a person's own language, their sign-up for the
+    group's next game (🔔, anyone's); for a group admin, the group's rules and language (and
+    the language of the game on show)."""
     if press is None:
         return set()
     keys: set[str] = set()
+    if isinstance(press, TablePress) and press.op is Op.NOTIFY:
+        keys.add(f"tgc:ping:{press.chat_id}")
     if isinstance(press, LanguagePress) and press.chat_id == user.id:
         keys.add(f"tgc:user:{user.id}")
     if isinstance(press, SettingsPress | LanguagePress) and user.id == ADMIN.id:

@@ -57,6 +57,7 @@ GROUP_COMMANDS = (
     ("stop", N_("End the game (its creator or an admin)")),
     ("kick", N_("Remove a player (reply to them, or give their seat)")),
     ("settings", N_("Choose the rules of this group's games")),
+    ("notify", N_("Be told in private when the next game opens")),
     ("rules", N_("The rules in force")),
     ("language", N_("The language of this group's games (an admin)")),
     ("help", N_("How to play")),

@@ -54,11 +54,12 @@ class Op(enum.StrEnum):
     SETTINGS_SHOW = "o"
     SETTINGS_SET = "v"
     LANGUAGE = "l"
+    NOTIFY = "t"
     ADD_COMPUTER = "b"
     REMOVE_COMPUTER = "d"
 
 
-TABLE_OPS = frozenset({Op.START, Op.LEAVE, Op.CANCEL, Op.NEXT_GAME, Op.PLAY_AGAIN})
+TABLE_OPS = frozenset({Op.START, Op.LEAVE, Op.CANCEL, Op.NEXT_GAME, Op.PLAY_AGAIN, Op.NOTIFY})
 CLAIM_OPS = frozenset({Op.CHALLENGE, Op.ACCEPT})
 TURN_OPS = frozenset({Op.PASS, Op.VOTE_YES, Op.VOTE_NO})
 HAND_OPS = frozenset({Op.PICK, Op.CLEAR, Op.PLAY})

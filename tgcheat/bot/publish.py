@@ -23,6 +23,7 @@ from telegram.error import TelegramError
 from tgcheat.bot import views
 from tgcheat.bot.sender import ChatFlooded, Edit, Sender, wall_clock_ms
 from tgcheat.engine.events import ChallengeResolved, Event, HandChanged
+from tgcheat.engine.lobby import Lobby
 from tgcheat.engine.state import GameState
 from tgcheat.i18n import Translator, translator
 from tgcheat.store.budget import Held
@@ -146,6 +147,20 @@ class Publisher:
             return
         if message_id is not None:
             await self.store.messages.add(session.chat_id, MessageIds(table=message_id))
+        await self._ping_signed_up(session, session.lobby)
+
+    async def _ping_signed_up(self, session: Session, lobby: Lobby) -> None:
+        """Those who asked (/notify) hear in private that the group's next game is open, with
+        its Join link: once each, then they are signed off."""
+        for user_id in await self.store.pings.take(session.chat_id):
+            if lobby.has(user_id) or user_id == session.creator:
+                continue
+            language = await self.store.settings.user_language(user_id) or session.language
+            view = views.ping_view(translator(language), session, self.bot_username)
+            try:
+                await self.sender.send(user_id, view)
+            except ChatFlooded:
+                log.info("private chat %s in a flood wait: a next-game ping dropped", user_id)
 
     async def refresh_lobby(self, chat_id: int) -> None:
         session, messages, version = await self.store.read(chat_id)

@@ -21,6 +21,7 @@ from tgcheat.store.hints import ChatHints
 from tgcheat.store.keys import KEY_PREFIX, Keys
 from tgcheat.store.messages import Messages
 from tgcheat.store.outbox import MustShow
+from tgcheat.store.pings import Pings
 from tgcheat.store.scripts import GROUP_BURST, OUTBOX_LEASE_MS, REMEMBERED_UPDATES
 from tgcheat.store.sessions import (
     SESSION_TTL_S,
@@ -79,6 +80,7 @@ class GameStore:
         self.messages = Messages(redis, direct, self.keys, self._hints)
         self.settings = Settings(redis, self.keys)
         self.clock = Deadlines(redis, self.keys)
+        self.pings = Pings(redis, self.keys)
 
     async def load(self, chat_id: int) -> tuple[Session | None, MessageIds]:
         """A group's session (None: none) and the messages that show it."""
@@ -114,4 +116,5 @@ class GameStore:
             pipe.delete(self.keys.session(chat_id))
             pipe.zrem(self.keys.deadlines, chat_id)
             pipe.zrem(self.keys.deferred_tables, chat_id)
+            pipe.delete(self.keys.pings(chat_id))
             await bounded(pipe.execute())

@@ -53,6 +53,10 @@ class Keys:
         """A user's settings hash."""
         return f"{self.prefix}:user:{user_id}"
 
+    def pings(self, chat_id: int) -> str:
+        """The people a group's next game is announced to in private (tgcheat.store.pings)."""
+        return f"{self.prefix}:ping:{chat_id}"
+
     def failures(self, update_id: int) -> str:
         """How many deliveries of an update failed (tgcheat.store.deliveries)."""
         return f"{self.prefix}:fail:{update_id}"

@@ -50,6 +50,8 @@ HELP_TEXT = N_(
     "/new opens a game · /join · /leave · /stop ends it · /rules"
 )
 
+PING_ON = N_("🔔 I will tell you in private when the next game opens here.")
+PING_OFF = N_("🔕 You will not be told of the next game here.")
 SOLO_HINT = N_("🤖 No group at hand? /play starts a game against computer players right here.")
 
 log = logging.getLogger(__name__)
@@ -146,6 +148,19 @@ class LobbyHandlers:
             must_show=must_show,
         )
         await shell.show(committed)
+
+    async def notify(self, command: Command) -> None:
+        """/notify in a group: be told in private when its next game opens (once), or not."""
+        if not command.in_group:
+            raise Answer(N_("Send /notify in the group whose next game you want to hear of."))
+        signed_up = await self.shell.store.pings.toggle(command.chat_id, command.user_id)
+        await self.shell.reply(command.asker, PING_ON if signed_up else PING_OFF)
+
+    async def notify_press(self, tap: Tap, press: TablePress) -> None:
+        """🔔 on a finished game's table: /notify with a tap, answered in a pop-up."""
+        signed_up = await self.shell.store.pings.toggle(press.chat_id, tap.user_id)
+        tr = await self.shell.language_of(Asker(tap.user_id, tap.language_code))
+        await self.shell.sender.answer(tap.query_id, tr._(PING_ON if signed_up else PING_OFF))
 
     async def start(self, command: Command) -> None:
         """/start: in the private chat, with a deep-link payload (join a game, show my cards);

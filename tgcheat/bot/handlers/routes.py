@@ -55,6 +55,7 @@ class Routes:
         commands: dict[str, Callable[[Command], Awaitable[None]]] = {
             "new": self.lobby.new,
             "play": self.lobby.solo,
+            "notify": self.lobby.notify,
             "start": self.lobby.start,
             "help": self.lobby.help,
             "join": self.lobby.join_command,
@@ -129,6 +130,8 @@ class Routes:
                 await self.lobby.cancel(tap, press)
             case TablePress(op=Op.PLAY_AGAIN):
                 await self.lobby.play_again(tap, press)
+            case TablePress(op=Op.NOTIFY):
+                await self.lobby.notify_press(tap, press)
             case ComputerPress():
                 await self.lobby.computer_seat(tap, press)
             case TablePress():

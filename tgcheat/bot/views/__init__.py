@@ -32,7 +32,7 @@ from tgcheat.bot.views.base import (
     title_html,
 )
 from tgcheat.bot.views.hand import hand_text, hand_view
-from tgcheat.bot.views.lobby import lobby_closed_view, lobby_view
+from tgcheat.bot.views.lobby import lobby_closed_view, lobby_view, ping_view
 from tgcheat.bot.views.refusals import REFUSALS, Reason, refusal_text
 from tgcheat.bot.views.settings import (
     language_name,
@@ -89,6 +89,7 @@ __all__ = [
     "option_view",
     "page",
     "passed_view",
+    "ping_view",
     "refusal_text",
     "result_lines",
     "reveal_view",

@@ -17,6 +17,7 @@ from tgcheat.bot.views.base import (
     name_html,
     page,
     rules_name,
+    title_html,
 )
 from tgcheat.engine.lobby import Lobby
 from tgcheat.i18n import N_, Translator
@@ -127,6 +128,15 @@ def _start_status(tr: Translator, session: Session, lobby: Lobby) -> str:
         "⏳ Any player may start it in {minutes} minutes.",
         minutes,
     ).format(minutes=minutes)
+
+
+def ping_view(tr: Translator, session: Session, bot_username: str) -> View:
+    """A next-game ping in a signed-up person's private chat (/notify)."""
+    text = tr._("🔔 A new game of Cheat is open in {group}.").format(
+        group=title_html(session.title)
+    )
+    join = button(tr._("➕ Join"), url=deep_link(bot_username, join_payload(session.chat_id)))
+    return page(tr, text, keyboard([[join]]))
 
 
 def lobby_closed_view(tr: Translator, *, expired: bool = False) -> View:

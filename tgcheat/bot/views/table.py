@@ -234,9 +234,12 @@ def final_table_view(tr: Translator, session: Session, state: GameState, result:
         markup = next_game_markup(tr, session)
     else:
         again = TablePress(Op.PLAY_AGAIN, session.chat_id, session.game_id)
-        markup = mirrored(
-            tr, keyboard([[button(tr._("🔁 Play again"), callback_data=again.encode())]])
-        )
+        row = [button(tr._("🔁 Play again"), callback_data=again.encode())]
+        if session.chat_id < 0:
+            # Those who cannot play again now hear of the group's next game in private.
+            notify = TablePress(Op.NOTIFY, session.chat_id, session.game_id)
+            row.append(button(tr._("🔔 Next game"), callback_data=notify.encode()))
+        markup = mirrored(tr, keyboard([row]))
     return View(directed(tr, "\n".join(lines)), markup)
 
 
