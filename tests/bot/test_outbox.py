@@ -19,7 +19,7 @@ from tgcheat.bot.app import CheatApplication
 from tgcheat.bot.callbacks import Op
 from tgcheat.bot.timers import Timers
 from tgcheat.engine.cards import Rank
-from tgcheat.engine.state import Phase
+from tgcheat.engine.state import GameState, Phase
 from tgcheat.store.scripts import OUTBOX_LEASE_MS
 
 ANN, BOB, CAROL = User(1, "Ann"), User(2, "Bob"), User(3, "Carol")
@@ -37,10 +37,15 @@ async def _ann_bluffs(bot: BotHarness) -> None:
     state = state_with(
         [cards("2♣", "K♦"), cards("3♣", "7♦"), cards("4♣", "8♦")], rules=None, rest_to=2
     )
+    await _seat(bot, state)
+    await play(bot, ANN, [Rank.TWO])
+
+
+async def _seat(bot: BotHarness, state: GameState) -> None:
+    """Ann, Bob and Carol at a game with these hands, each with a private chat open."""
     await install_game(bot, seated(state, list(PLAYERS)))
     for user in PLAYERS:
         await bot.start_private(user, f"h{GROUP_ID}")
-    await play(bot, ANN, [Rank.TWO])
 
 
 def _reveals(bot: BotHarness) -> list[str]:
@@ -126,9 +131,7 @@ async def test_last_cards_accepted_by_the_clock_then_a_502_end_with_the_result_s
     bot: BotHarness,
 ) -> None:
     state = state_with([cards("A♣"), cards("2♣", "7♦"), cards("3♣", "8♦")], rest_to=2)
-    await install_game(bot, seated(state, list(PLAYERS)))
-    for user in PLAYERS:
-        await bot.start_private(user, f"h{GROUP_ID}")
+    await _seat(bot, state)
     await play(bot, ANN, [Rank.ACE])
     assert (await game_state(bot)).phase is Phase.FINAL_CHECK
     session, _ = await bot.store.load(GROUP_ID)
@@ -169,9 +172,7 @@ async def test_a_hand_edit_that_lands_after_a_newer_one_is_shown_again(bot: BotH
 
 async def test_a_table_edit_that_lands_after_a_newer_one_is_shown_again(bot: BotHarness) -> None:
     state = state_with([cards("A♣", "K♦"), cards("2♣", "7♦"), cards("3♣", "8♦")], rest_to=2)
-    await install_game(bot, seated(state, list(PLAYERS)))
-    for user in PLAYERS:
-        await bot.start_private(user, f"h{GROUP_ID}")
+    await _seat(bot, state)
     await play(bot, ANN, [Rank.ACE])  # the table is posted
     hung = bot.fake.hang_next(
         lambda method, params: method == "editMessageText" and params.get("chat_id") == GROUP_ID
@@ -193,9 +194,7 @@ async def test_an_older_edit_landing_on_a_table_that_became_history_is_undone(
     """Bob's play is shown while Carol's Cheat! on it moves the table down: the play's edit of
     the old table, landing last, would turn the reveal line back into a table with buttons."""
     state = state_with([cards("A♣", "K♦"), cards("3♣", "7♦"), cards("4♣", "8♦")], rest_to=2)
-    await install_game(bot, seated(state, list(PLAYERS)))
-    for user in PLAYERS:
-        await bot.start_private(user, f"h{GROUP_ID}")
+    await _seat(bot, state)
     await play(bot, ANN, [Rank.ACE])  # the table is posted
     old_table = (await table_record(bot)).message_id
     hung = bot.fake.hang_next(
@@ -240,9 +239,7 @@ async def test_a_result_is_posted_once_when_the_old_table_could_not_become_histo
     bot: BotHarness,
 ) -> None:
     state = state_with([cards("A♣"), cards("2♣", "7♦"), cards("3♣", "8♦")], rest_to=2)
-    await install_game(bot, seated(state, list(PLAYERS)))
-    for user in PLAYERS:
-        await bot.start_private(user, f"h{GROUP_ID}")
+    await _seat(bot, state)
     await play(bot, ANN, [Rank.ACE])  # her last card, and a true one
     bot.fake.fail_always(_once_to_group("editMessageText"), 502, "Bad Gateway")
     with pytest.raises(TelegramError):
@@ -293,9 +290,7 @@ async def test_an_older_edit_of_a_table_deleted_by_the_end_posts_no_second_table
     """Bob's play is still on its way to the table when Carol's last card and its acceptance
     end the game: the table it edits is gone, and Bob's older table is not posted anew."""
     state = state_with([cards("A♣", "K♦"), cards("2♣", "7♦"), cards("3♣")], rest_to=0)
-    await install_game(bot, seated(state, list(PLAYERS)))
-    for user in PLAYERS:
-        await bot.start_private(user, f"h{GROUP_ID}")
+    await _seat(bot, state)
     await play(bot, ANN, [Rank.ACE])  # the table is posted
     hung = bot.fake.hang_next(
         lambda method, params: method == "editMessageText" and params.get("chat_id") == GROUP_ID

@@ -17,7 +17,6 @@ import zlib
 from collections.abc import Sequence
 from typing import Protocol
 
-from tgcheat.engine.actions import Action
 from tgcheat.engine.ai import AIRandom, choose_action
 from tgcheat.engine.events import CardsPlayed, Event
 from tgcheat.engine.game import (
@@ -127,9 +126,9 @@ def seated(session: Session, state: GameState) -> Session:
 
 def computer_move(
     session: Session, state: GameState, rng: TableRandom, now_ms: int
-) -> Action | None:
-    """The first move a computer player makes now, in seat order from the player to play;
-    None when none of them acts (each lets the last claim stand)."""
+) -> tuple[GameState, list[Event]] | None:
+    """The first move a computer player makes now, in seat order from the player to play,
+    applied; None when none of them acts (each lets the last claim stand)."""
     players = session.computer_players
     count = len(state.players)
     for step in range(count):
@@ -145,12 +144,7 @@ def computer_move(
         if action is None:
             continue
         try:
-            apply(state, action)
+            return apply(state, action)
         except ActionRefused:
             continue
-        return action
     return None
-
-
-def with_computers(session: Session, computers: Sequence[tuple[int, str]]) -> Session:
-    return dataclasses.replace(session, computers=tuple(computers))

@@ -65,6 +65,11 @@ class Session:
     computer_players: ComputerPlayers | None = None
 
     @property
+    def against_computer(self) -> bool:
+        """A game in a person's private chat (/play): the table and the hand share it."""
+        return self.chat_id > 0
+
+    @property
     def next_deadline_ms(self) -> int:
         """When the clock acts next: the turn's deadline or the computer players' move,
         whichever comes first; 0: never."""

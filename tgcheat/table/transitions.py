@@ -223,9 +223,9 @@ def tick(
     if game is None:
         return dataclasses.replace(session, deadline_ms=0, computers_due_ms=0), ()
     if session.computers_due_ms and session.computers_due_ms <= now_ms:
-        move = computer_move(session, game, rng, now_ms)
-        if move is not None:
-            state, events = apply(game, move)
+        moved = computer_move(session, game, rng, now_ms)
+        if moved is not None:
+            state, events = moved
             return advance(session, state, events, now_ms), tuple(events)
         # Each let the last claim stand: nothing more for them until something changes.
         session = dataclasses.replace(session, computers_due_ms=0)

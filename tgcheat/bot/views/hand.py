@@ -67,7 +67,7 @@ def hand_view(
     one rank code per card). More cards than a button can carry raise ``SelectionTooLong``."""
     player = state.players[seat]
     held = count_by_rank(player.hand)
-    if session.chat_id > 0:
+    if session.against_computer:
         # A game against the computer, in this very chat.
         header = tr._("🃏 Your cards ({count}):").format(count=len(player.hand))
     else:

@@ -154,7 +154,7 @@ def _table_keyboard(
             )
         else:
             rows.append([cheat])
-    if session.chat_id < 0:
+    if not session.against_computer:
         # In a game against the computer the hand is in the same chat, just below.
         link = deep_link(bot_username, hand_payload(session.chat_id))
         rows.append([button(tr._("🃏 My cards"), url=link)])
@@ -235,7 +235,7 @@ def final_table_view(tr: Translator, session: Session, state: GameState, result:
     else:
         again = TablePress(Op.PLAY_AGAIN, session.chat_id, session.game_id)
         row = [button(tr._("🔁 Play again"), callback_data=again.encode())]
-        if session.chat_id < 0:
+        if not session.against_computer:
             # Those who cannot play again now hear of the group's next game in private.
             notify = TablePress(Op.NOTIFY, session.chat_id, session.game_id)
             row.append(button(tr._("🔔 Next game"), callback_data=notify.encode()))
