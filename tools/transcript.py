@@ -539,6 +539,10 @@ class Table:
         self.moves[MOVE_NAMES[type(action)]] += 1
         match action:
             case Play(cards=played, rank=claimed):
+                one_tap = _one_tap_play(Counter(card.rank for card in played), claimed)
+                if self.fake.find_button(user.id, press_matcher(one_tap)) is not None:
+                    await self.tap(user, user.id, one_tap)
+                    return
                 for card in played:
                     await self.tap(user, user.id, _hand_press(Op.PICK, card.rank))
                 await self.tap(user, user.id, _hand_press(Op.PLAY, claimed))
@@ -555,6 +559,20 @@ class Table:
             case PassVote(yes=yes):
                 vote = Op.VOTE_YES if yes else Op.VOTE_NO
                 await self.tap(user, user.id, lambda p: p.op is vote)
+
+
+def _one_tap_play(ranks: Counter[Rank], claimed: Rank | None) -> Callable[[Press], bool]:
+    """The hand keyboard's Play button that plays exactly these cards with no pick first."""
+
+    def matches(press: Press) -> bool:
+        return (
+            isinstance(press, HandPress)
+            and press.op is Op.PLAY
+            and press.rank is claimed
+            and press.selected() == ranks
+        )
+
+    return matches
 
 
 def _hand_press(op: Op, rank: Rank | None) -> Callable[[Press], bool]:
