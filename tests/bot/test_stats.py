@@ -149,7 +149,7 @@ async def test_forgetme_asks_first_then_removes_the_persons_data(bot: BotHarness
     await bot.store.settings.save_user_language(BOB.id, "de")
     await bot.command(BOB, "/notify")
     await bot.command(BOB, "/forgetme")
-    assert "private chat" in bot.fake.last_message(GROUP_ID).seen_text
+    assert "Sende /forgetme" in bot.fake.last_message(GROUP_ID).seen_text
     await bot.command(BOB, "/forgetme", private(BOB))
     assert await bot.store.stats.person(BOB.id) is not None  # nothing goes before the press
     # Another person's press (forged data) deletes nothing.

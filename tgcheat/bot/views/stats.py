@@ -6,7 +6,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from tgcheat.bot.callbacks import ForgetPress
-from tgcheat.bot.views.base import View, button, keyboard, name_html, page, title_html
+from tgcheat.bot.views.base import (
+    View,
+    button,
+    directed,
+    keyboard,
+    name_html,
+    page,
+    title_html,
+)
 from tgcheat.i18n import Translator
 from tgcheat.table.stats import MIN_CALLS, MIN_GAMES, Ranked, Row, leaderboards
 
@@ -16,7 +24,12 @@ def _percent(share: float) -> int:
 
 
 def stats_lines(tr: Translator, row: Row | None) -> list[str]:
-    """A person's figures, a line each; games with computer players apart, marked 🤖."""
+    """A person's figures, a line each (in the reader's direction); games with computer
+    players apart, marked 🤖."""
+    return [directed(tr, line) for line in _stats_lines(tr, row)]
+
+
+def _stats_lines(tr: Translator, row: Row | None) -> list[str]:
     if row is None or (row.games == 0 and row.computer_games == 0):
         return [tr._("No games counted yet.")]
     lines = []
