@@ -41,6 +41,13 @@ from tgcheat.bot.views.settings import (
     rules_view,
     settings_view,
 )
+from tgcheat.bot.views.stats import (
+    forget_view,
+    group_stats_view,
+    my_stats_view,
+    stats_lines,
+    top_view,
+)
 from tgcheat.bot.views.table import (
     final_table_view,
     next_game_markup,
@@ -69,6 +76,8 @@ __all__ = [
     "deep_link",
     "directed",
     "final_table_view",
+    "forget_view",
+    "group_stats_view",
     "hand_payload",
     "hand_text",
     "hand_view",
@@ -83,6 +92,7 @@ __all__ = [
     "ltr",
     "mention_html",
     "mirrored",
+    "my_stats_view",
     "name_html",
     "next_game_markup",
     "notice_line",
@@ -97,7 +107,9 @@ __all__ = [
     "rules_view",
     "scoreboard_lines",
     "settings_view",
+    "stats_lines",
     "summary_lines",
     "table_view",
     "title_html",
+    "top_view",
 ]
