@@ -64,6 +64,8 @@ class RedisServer:
         self.port = free_port()
         self.bus_port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
+        #: It has run once: started again, it keeps its ports.
+        self.ran = False
 
     @property
     def url(self) -> str:
@@ -78,8 +80,9 @@ class RedisServer:
         return os.path.join(self.workdir, "redis.log")
 
     def start(self) -> None:
-        """Start it; a fresh server moves to another port when its port was taken meanwhile,
-        a restarted one waits for its own port to be free again."""
+        """Start it; a fresh server moves to other ports when its ports were taken meanwhile,
+        one started again (with its data, or its place in a cluster) waits for its own ports to
+        be free again."""
         for _attempt in range(START_ATTEMPTS):
             self.process = subprocess.Popen(
                 [
@@ -101,10 +104,11 @@ class RedisServer:
                 start_new_session=True,
             )  # fmt: skip
             if self._wait_ready():
+                self.ran = True
                 return
             self.stop()
-            if self.append_only or self.cluster_node_timeout_ms is not None:
-                # Its data, or its place in a cluster, is tied to its port.
+            if self.ran and (self.append_only or self.cluster_node_timeout_ms is not None):
+                # Its data, or its place in a cluster, is tied to its ports.
                 time.sleep(0.2)
             else:
                 self.port = free_port()
