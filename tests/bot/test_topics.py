@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from redis.asyncio import Redis
 
 from tests.bot.conftest import GROUP_ID, BotHarness
@@ -229,8 +230,15 @@ async def test_a_closed_topic_ends_its_game_and_leaves_the_other(
     assert (await session_at(bot, night)).lobby is not None
 
 
-async def test_a_deleted_topic_ends_its_game_at_the_first_failed_send(
-    bot: BotHarness, redis: Redis
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        "Bad Request: message thread not found",  # the topic was deleted
+        "Bad Request: TOPIC_CLOSED",  # closed, and the bot may not manage topics
+    ],
+)
+async def test_a_deleted_or_closed_topic_ends_its_game_at_the_first_refused_send(
+    bot: BotHarness, redis: Redis, refusal: str
 ) -> None:
     night, day = Place(FORUM_ID, NIGHT), Place(FORUM_ID, DAY)
     await open_and_deal(bot, night, "Cheat night", NIGHT_PLAYERS)
@@ -249,7 +257,7 @@ async def test_a_deleted_topic_ends_its_game_at_the_first_failed_send(
     bot.fake.fail_always(
         lambda m, p: in_deleted_topic(m, p) and m.lower() == "sendmessage",
         400,
-        "Bad Request: message thread not found",
+        refusal,
     )
     bot.fake.fail_always(in_deleted_topic, 400, "Bad Request: message to edit not found")
     await play_one_card(bot, night, NIGHT_PLAYERS)
