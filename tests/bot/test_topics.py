@@ -310,3 +310,24 @@ def test_every_hand_button_of_a_topic_fits() -> None:
     data = press.encode()
     assert len(data.encode()) <= MAX_CALLBACK_BYTES
     assert parse(data) == press
+
+
+async def test_a_player_who_leaves_the_group_leaves_its_topics_game(bot: BotHarness) -> None:
+    night = Place(FORUM_ID, NIGHT)
+    await open_and_deal(bot, night, "Cheat night", NIGHT_PLAYERS)
+    await bot.feed(bot.updates.left_chat_member(FORUM, ERIN))
+    state = (await session_at(bot, night)).game
+    assert state is not None
+    assert next(p for p in state.players if p.user_id == ERIN.id).left
+
+
+async def test_the_bot_removed_from_a_forum_ends_every_topics_game(
+    bot: BotHarness, redis: Redis
+) -> None:
+    night, day = Place(FORUM_ID, NIGHT), Place(FORUM_ID, DAY)
+    await open_and_deal(bot, night, "Cheat night", NIGHT_PLAYERS)
+    await open_and_deal(bot, day, "Cheat day", DAY_PLAYERS)
+    bot.fake.kick_bot(FORUM_ID)
+    await bot.feed(bot.updates.my_chat_member(FORUM, ANN, "member", "kicked"))
+    await _ended_cleanly(bot, redis, night, NIGHT_PLAYERS)
+    await _ended_cleanly(bot, redis, day, DAY_PLAYERS)

@@ -30,7 +30,7 @@ from tgcheat.store.games import GameStore
 from tgcheat.table import transitions as table
 from tgcheat.table.audiences import group_messages
 from tgcheat.table.computers import TableRandom
-from tgcheat.table.place import Place
+from tgcheat.table.place import Place, Where
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +67,8 @@ class Timers:
         await self._finish(self._start_each(chats, lambda place: self.fire(place, now)))
         return len(chats)
 
-    async def fire(self, place: Place, now: int) -> None:
+    async def fire(self, where: Where, now: int) -> None:
+        place = Place.of(where)
         before, _ = await self.store.load(place)
         if before is None:
             await self.store.clock.forget(place)
@@ -107,7 +108,8 @@ class Timers:
         chats = await self.store.budget.deferred_tables(now)
         await self._finish(self._start_each(chats, lambda place: self.show_held(place, now)))
 
-    async def show_held(self, place: Place, now: int) -> None:
+    async def show_held(self, where: Where, now: int) -> None:
+        place = Place.of(where)
         held = await self.store.budget.release(place, now)
         if held is not None:
             await self.publisher.show_held(place, held)
