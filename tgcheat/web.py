@@ -223,7 +223,7 @@ class _ListOf:
 
 
 _USER = _Object({"id": int, "is_bot": bool, "first_name": str}, {"language_code": str})
-_CHAT = _Object({"id": int, "type": str}, {"title": str})
+_CHAT = _Object({"id": int, "type": str}, {"title": str, "is_forum": bool})
 _MESSAGE = _Object(
     {"message_id": int, "date": int, "chat": _CHAT},
     {
@@ -233,6 +233,9 @@ _MESSAGE = _Object(
         "left_chat_member": _USER,
         "migrate_to_chat_id": int,
         "migrate_from_chat_id": int,
+        "message_thread_id": int,
+        "is_topic_message": bool,
+        "forum_topic_created": _Object({"name": str}, {}),
     },
 )
 _MESSAGE.optional["reply_to_message"] = _MESSAGE

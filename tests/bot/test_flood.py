@@ -222,4 +222,5 @@ async def test_a_pick_that_a_flood_wait_kept_from_showing_asks_to_tap_again(
         response = await bot.respond(pick)
         assert response.status_code == 200
         assert response.json()["text"].startswith("Telegram asks the bot to slow down")
-        assert bot.fake.find_button(user.id, has_op(Op.PLAY)) is None  # nothing was picked
+        # Nothing was picked: the hand offers no Clear (only a pick brings it).
+        assert bot.fake.find_button(user.id, has_op(Op.CLEAR)) is None

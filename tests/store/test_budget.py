@@ -11,6 +11,7 @@ from redis.asyncio import Redis
 from tests.store.helpers import CHAT, game_session
 from tgcheat.store.budget import Held
 from tgcheat.store.games import GROUP_BURST, GameStore
+from tgcheat.table.place import Place
 
 
 async def test_a_busy_groups_table_waits_seconds_not_minutes(redis: Redis) -> None:
@@ -31,7 +32,7 @@ async def test_a_busy_groups_table_waits_seconds_not_minutes(redis: Redis) -> No
     assert due is not None
     assert due - time.time() * 1000 < 20_000
     assert await store.budget.deferred_tables(int(due) - 1) == []
-    assert await store.budget.deferred_tables(int(due)) == [CHAT]
+    assert await store.budget.deferred_tables(int(due)) == [Place(CHAT)]
     # When it is due, one token is there for the one edit that shows the latest state.
     assert await store.budget.take(CHAT, int(due) + 1)
     assert await redis.zscore("tgc:deferred-tables", CHAT) is None

@@ -9,6 +9,7 @@ from redis.asyncio import Redis
 
 from tests.store.helpers import CHAT, game_session, replace_with
 from tgcheat.store.games import GameStore
+from tgcheat.table.place import Place
 
 
 async def test_a_sessions_deadline_is_due_when_passed(redis: Redis) -> None:
@@ -17,12 +18,12 @@ async def test_a_sessions_deadline_is_due_when_passed(redis: Redis) -> None:
     await store.transact(CHAT, replace_with(session))
     await store.transact(CHAT - 1, replace_with(dataclasses.replace(session, deadline_ms=9_000)))
     assert await store.clock.due(4_999) == []
-    assert await store.clock.due(5_000) == [CHAT]
-    assert await store.clock.due(10_000) == [CHAT, CHAT - 1]
-    assert await store.clock.due(10_000, limit=1) == [CHAT]
+    assert await store.clock.due(5_000) == [Place(CHAT)]
+    assert await store.clock.due(10_000) == [Place(CHAT), Place(CHAT - 1)]
+    assert await store.clock.due(10_000, limit=1) == [Place(CHAT)]
     # A change to a session without a deadline takes it away.
     await store.transact(CHAT, replace_with(dataclasses.replace(session, deadline_ms=0)))
-    assert await store.clock.due(10_000) == [CHAT - 1]
+    assert await store.clock.due(10_000) == [Place(CHAT - 1)]
 
 
 async def test_a_forgotten_deadline_is_not_due_again(redis: Redis) -> None:

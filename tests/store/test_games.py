@@ -9,6 +9,7 @@ from redis.asyncio import Redis
 
 from tests.store.helpers import CHAT, game_session, replace_with
 from tgcheat.store.games import GameStore
+from tgcheat.table.place import Place
 from tgcheat.table.session import MessageIds, Session
 
 
@@ -20,7 +21,7 @@ async def test_forgetting_a_chat_removes_its_session_deadline_and_deferred_table
     await store.transact(CHAT, lambda s: (session, 10), group_messages=lambda cost: cost)
     await store.messages.add(CHAT, MessageIds(table=5))
     await store.settings.save_group_language(CHAT, "de")
-    assert await store.clock.due(5_000) == [CHAT]
+    assert await store.clock.due(5_000) == [Place(CHAT)]
     assert await redis.zscore("tgc:deferred-tables", CHAT) is not None
     await store.forget_chat(CHAT)
     assert await store.load(CHAT) == (None, MessageIds())
@@ -58,6 +59,6 @@ async def test_a_prefix_keeps_stores_apart(redis: Redis) -> None:
     assert (await theirs.transact(CHAT, replace_with(session), update_id=1)).changed
     await theirs.forget_chat(CHAT)
     assert (await mine.load(CHAT))[0] == session
-    assert await mine.clock.due(10) == [CHAT]
+    assert await mine.clock.due(10) == [Place(CHAT)]
     assert await theirs.settings.user_language(1) is None
     assert await redis.exists("one:chat:-100123", "one:deadlines", "one:user:1") == 3

@@ -39,7 +39,7 @@ def _cas(**changes: object) -> ScriptCall:
         "session_ttl_s": 5000,
         "update_id": 3000,
         "first_look": True,
-        "chat_id": -77,
+        "place": "-77",
         "deadline_ms": 123_456,
         "group_messages": 3,
         "per_minute": 20,
@@ -50,7 +50,7 @@ def _cas(**changes: object) -> ScriptCall:
 
 def _take() -> ScriptCall:
     return take_call(
-        budget_key="s:budget", deferred_key="s:deferred", chat_id=-77, per_minute=60, now_ms=9
+        budget_key="s:budget", deferred_key="s:deferred", place="-77", per_minute=60, now_ms=9
     )
 
 
@@ -62,7 +62,7 @@ def _hold() -> ScriptCall:
     return hold_call(
         budget_key="s:budget",
         deferred_key="s:deferred",
-        chat_id=-77,
+        place="-77",
         until_ms=5000,
         group_flooded=True,
         table=True,
@@ -75,7 +75,7 @@ def _hold() -> ScriptCall:
 
 def _release() -> ScriptCall:
     return release_call(
-        budget_key="s:budget", deferred_key="s:deferred", chat_id=-77, per_minute=60, now_ms=9
+        budget_key="s:budget", deferred_key="s:deferred", place="-77", per_minute=60, now_ms=9
     )
 
 

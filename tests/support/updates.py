@@ -87,6 +87,11 @@ def group(chat_id: int = -1001000000001, title: str = "Cheat table") -> JsonDict
     return {"id": chat_id, "type": chat_type_for_id(chat_id), "title": title}
 
 
+def forum(chat_id: int = -1003000000001, title: str = "Friday") -> JsonDict:
+    """A forum supergroup (a group with topics), as a message's ``chat`` shows it."""
+    return {**group(chat_id, title), "type": "supergroup", "is_forum": True}
+
+
 def channel(chat_id: int = -1002000000001, title: str = "Cheat news") -> JsonDict:
     """A channel, as the ``sender_chat`` of a message written on its behalf."""
     return {"id": chat_id, "type": "channel", "title": title}
@@ -201,6 +206,56 @@ class UpdateFactory:
         as a reply to the message ``reply_to`` if given."""
         message = self.message(chat, user, **_command_content(command, args, reply_to))
         return self.update(message=message)
+
+    def topic_command(
+        self,
+        chat: Mapping[str, Any],
+        user: User,
+        command: str,
+        args: str | None = None,
+        *,
+        topic: int,
+        topic_name: str | None = "Cheat night",
+    ) -> JsonDict:
+        """``/command`` written in forum topic ``topic`` (its ``message_thread_id``, which is
+        the id of the topic's creation message). As Telegram sends it: ``is_topic_message``,
+        and, since it replies to nothing else, the topic's creation message as the message it
+        replies to (with the topic's name), unless ``topic_name`` is None."""
+        content = _command_content(command, args, None)
+        content |= {"message_thread_id": topic, "is_topic_message": True}
+        if topic_name is not None:
+            content["reply_to_message"] = self._topic_created(chat, user, topic, topic_name)
+        return self.update(message=self.message(chat, user, **content))
+
+    def _topic_created(
+        self, chat: Mapping[str, Any], user: User, topic: int, name: str
+    ) -> JsonDict:
+        return {
+            "message_id": topic,
+            "from": user.to_dict(),
+            "chat": dict(chat),
+            "date": self._now(),
+            "message_thread_id": topic,
+            "forum_topic_created": {"name": name, "icon_color": 7322096},
+        }
+
+    def topic_closed(self, chat: Mapping[str, Any], user: User, topic: int) -> JsonDict:
+        """The service message of forum topic ``topic`` being closed (by ``user``)."""
+        content = {
+            "message_thread_id": topic,
+            "is_topic_message": True,
+            "forum_topic_closed": {},
+        }
+        return self.update(message=self.message(chat, user, **content))
+
+    def topic_reopened(self, chat: Mapping[str, Any], user: User, topic: int) -> JsonDict:
+        """The service message of forum topic ``topic`` being reopened (by ``user``)."""
+        content = {
+            "message_thread_id": topic,
+            "is_topic_message": True,
+            "forum_topic_reopened": {},
+        }
+        return self.update(message=self.message(chat, user, **content))
 
     def message_as_chat(
         self, chat: Mapping[str, Any], sender_chat: Mapping[str, Any], **content: Any

@@ -27,7 +27,7 @@ from telegram.request import BaseRequest
 from tgcheat.bot.handlers import Routes, Shell
 from tgcheat.bot.handlers.shell import Asker
 from tgcheat.bot.publish import Publisher
-from tgcheat.bot.sender import ChatFlooded, Sender
+from tgcheat.bot.sender import ChatFlooded, Sender, TopicGone
 from tgcheat.bot.taps import Tap
 from tgcheat.bot.timers import Timers
 from tgcheat.i18n import N_, available_languages, load_all, telegram_code, translator
@@ -96,6 +96,8 @@ class CheatApplication(Application):  # type: ignore[type-arg]
                 tap.user_id, tap.language_code, chat_id=tap.chat_id, query_id=tap.query_id
             )
             await self.routes.shell.held_back(flooded, asker)
+        except TopicGone as gone:
+            await self.routes.shell.publisher.end_topic(gone.place)
 
     async def start(self) -> None:
         await super().start()
@@ -279,6 +281,11 @@ def build_application(
     async def flood_is_no_failure(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A handler met a chat's flood wait: what it held back waits for the clock, and the
         update is handled (the webhook answers 200: delivering it again would not help)."""
+        if isinstance(context.error, TopicGone):
+            # A topic closed or deleted under its game: the game ends, and the update is
+            # handled (delivering it again would meet the same topic).
+            await publisher.end_topic(context.error.place)
+            raise ApplicationHandlerStop
         if not isinstance(context.error, ChatFlooded):
             return
         try:

@@ -16,13 +16,16 @@ Every kind of button has a type of its own, and every field one meaning:
 A press drawn for an older state (another game id, another play count, a claim no longer
 open) is recognised as stale by whoever handles it.
 
-Wire layout: ``<op>:<chat id>:<key>:<number>[:<selection>:<rank>]``; the key is the game id,
+Wire layout: ``<op>:<chat>:<key>:<number>[:<selection>:<rank>]``; the key is the game id,
 except for settings (an option's index, ``m`` for the menu, ``p`` for presets) and languages
-(the language code).
+(the language code). ``<chat>`` is the chat id, or for a game in a forum topic the chat id and
+the topic in base 36, ``<sign><chat>.<topic>`` (``place_field``): shorter than in decimal, so
+that a hand button of a topic's game still carries every selection.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import re
 from collections import Counter
@@ -31,6 +34,7 @@ from dataclasses import dataclass
 
 from tgcheat.engine.cards import Rank
 from tgcheat.table.computers import Level
+from tgcheat.table.place import Place
 
 MAX_CALLBACK_BYTES = 64
 
@@ -121,60 +125,113 @@ def decode_selection(selection: str) -> Counter[Rank]:
     return picked
 
 
+_BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def _base36(number: int) -> str:
+    digits = ""
+    while True:
+        number, digit = divmod(number, 36)
+        digits = _BASE36[digit] + digits
+        if number == 0:
+            return digits
+
+
+def place_field(chat_id: int, topic: int | None) -> str:
+    """The chat field of a game's button: the chat id as ever, or with a topic
+    "<sign><chat in base 36>.<topic in base 36>"."""
+    if topic is None:
+        return str(chat_id)
+    return ("-" if chat_id < 0 else "") + _base36(abs(chat_id)) + "." + _base36(topic)
+
+
+_TOPIC_FIELD = re.compile(r"(-?)([0-9a-z]{1,11})\.([0-9a-z]{1,7})")
+
+
+def _parse_place_field(text: str) -> tuple[int, int | None]:
+    if _CHAT_ID.fullmatch(text):
+        return int(text), None
+    match = _TOPIC_FIELD.fullmatch(text)
+    if match is None:
+        raise BadCallback("malformed chat")
+    sign, chat, topic = match.groups()
+    return (-1 if sign else 1) * int(chat, 36), int(topic, 36)
+
+
+class _OfPlace:
+    """A game's button: it names the game's place (``chat_id`` and ``topic``)."""
+
+    __slots__ = ()
+    chat_id: int
+    topic: int | None
+
+    @property
+    def place(self) -> Place:
+        return Place(self.chat_id, self.topic)
+
+    @property
+    def _chat(self) -> str:
+        return place_field(self.chat_id, self.topic)
+
+
 @dataclass(frozen=True, slots=True)
-class TablePress:
+class TablePress(_OfPlace):
     op: Op
     chat_id: int
     game_id: str
+    topic: int | None = None
 
     def encode(self) -> str:
-        return _checked(f"{self.op}:{self.chat_id}:{self.game_id}:0")
+        return _checked(f"{self.op}:{self._chat}:{self.game_id}:0")
 
 
 @dataclass(frozen=True, slots=True)
-class ComputerPress:
+class ComputerPress(_OfPlace):
     """A lobby button that seats a computer player of ``level`` (or removes the last one)."""
 
     op: Op
     chat_id: int
     game_id: str
     level: Level = Level.NORMAL
+    topic: int | None = None
 
     def encode(self) -> str:
         number = COMPUTER_LEVELS.index(self.level)
-        return _checked(f"{self.op}:{self.chat_id}:{self.game_id}:{number}")
+        return _checked(f"{self.op}:{self._chat}:{self.game_id}:{number}")
 
 
 @dataclass(frozen=True, slots=True)
-class ClaimPress:
+class ClaimPress(_OfPlace):
     op: Op
     chat_id: int
     game_id: str
     #: The number of the claim answered (``Claim.number``).
     claim: int
+    topic: int | None = None
 
     def encode(self) -> str:
-        return _checked(f"{self.op}:{self.chat_id}:{self.game_id}:{self.claim}")
+        return _checked(f"{self.op}:{self._chat}:{self.game_id}:{self.claim}")
 
 
 @dataclass(frozen=True, slots=True)
-class TurnPress:
+class TurnPress(_OfPlace):
     op: Op
     chat_id: int
     game_id: str
     #: The game's play count when the button was drawn.
     plays: int
+    topic: int | None = None
 
     @property
     def yes(self) -> bool:
         return self.op is Op.VOTE_YES
 
     def encode(self) -> str:
-        return _checked(f"{self.op}:{self.chat_id}:{self.game_id}:{self.plays}")
+        return _checked(f"{self.op}:{self._chat}:{self.game_id}:{self.plays}")
 
 
 @dataclass(frozen=True, slots=True)
-class HandPress:
+class HandPress(_OfPlace):
     op: Op
     chat_id: int
     game_id: str
@@ -184,9 +241,10 @@ class HandPress:
     selection: str = ""
     #: The rank a PICK adds, or the rank a PLAY claims.
     rank: Rank | None = None
+    topic: int | None = None
 
     def _base(self) -> str:
-        return f"{self.op}:{self.chat_id}:{self.game_id}:{self.plays}:{self.selection}:"
+        return f"{self.op}:{self._chat}:{self.game_id}:{self.plays}:{self.selection}:"
 
     def encode(self) -> str:
         return self._fitting(self._base() + (self.rank.code if self.rank is not None else ""))
@@ -326,27 +384,32 @@ def parse(data: str | None) -> Press:
     if len(parts) != (6 if op in HAND_OPS else 4):
         raise BadCallback("wrong number of fields")
     _, chat, key, number_text = parts[:4]
-    if not (_CHAT_ID.fullmatch(chat) and _KEY.fullmatch(key) and _NUMBER.fullmatch(number_text)):
+    if not (_KEY.fullmatch(key) and _NUMBER.fullmatch(number_text)):
         raise BadCallback("malformed field")
-    chat_id, number = int(chat), int(number_text)
+    chat_id, topic = _parse_place_field(chat)
+    number = int(number_text)
     if op is Op.FORGET:
-        if key != "me" or number != 0:
+        if key != "me" or number != 0 or topic is not None:
             raise BadCallback("not a /forgetme confirmation")
         return ForgetPress(chat_id)
     if op in TABLE_OPS:
-        return TablePress(op, chat_id, key)
+        return TablePress(op, chat_id, key, topic)
     if op in CLAIM_OPS:
-        return ClaimPress(op, chat_id, key, number)
+        return ClaimPress(op, chat_id, key, number, topic)
     if op in TURN_OPS:
-        return TurnPress(op, chat_id, key, number)
+        return TurnPress(op, chat_id, key, number, topic)
     if op in HAND_OPS:
-        return _hand_press(op, chat_id, key, number, parts[4], parts[5])
-    if op in SETTINGS_OPS:
-        return SettingsPress(chat_id, _settings_target(op, key, number))
+        press = _hand_press(op, chat_id, key, number, parts[4], parts[5])
+        return dataclasses.replace(press, topic=topic)
     if op in COMPUTER_OPS:
         if number >= len(COMPUTER_LEVELS):
             raise BadCallback("no such level")
-        return ComputerPress(op, chat_id, key, COMPUTER_LEVELS[number])
+        return ComputerPress(op, chat_id, key, COMPUTER_LEVELS[number], topic)
+    # Settings and languages are a group's own, never a topic's.
+    if topic is not None:
+        raise BadCallback("a topic where none belongs")
+    if op in SETTINGS_OPS:
+        return SettingsPress(chat_id, _settings_target(op, key, number))
     return LanguagePress(chat_id, key)
 
 

@@ -21,7 +21,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from telegram.error import TelegramError
 
 from tgcheat.bot import views
-from tgcheat.bot.sender import ChatFlooded, Edit, Sender, wall_clock_ms
+from tgcheat.bot.sender import ChatFlooded, Edit, Sender, TopicGone, wall_clock_ms
 from tgcheat.engine.events import ChallengeResolved, Event, HandChanged
 from tgcheat.engine.lobby import Lobby
 from tgcheat.engine.state import GameState, Phase
@@ -32,8 +32,10 @@ from tgcheat.store.messages import TABLE_ROLE, hand_role
 from tgcheat.store.outbox import MustShow
 from tgcheat.table.audiences import Announcement, Audience, audience
 from tgcheat.table.computers import is_computer
+from tgcheat.table.place import Place
 from tgcheat.table.session import MessageIds, Session
 from tgcheat.table.stats import game_record
+from tgcheat.table.transitions import end_without_group
 
 __all__ = ["UNREACHABLE", "Publisher", "must_show", "wall_clock_ms"]
 
@@ -139,15 +141,15 @@ class Publisher:
         )
         if messages.table is not None:
             # The previous game's table keeps its final text; only the new one has buttons.
-            await self.store.messages.clear(session.chat_id)
+            await self.store.messages.clear(session.place)
         try:
-            message_id = await self.sender.send(session.chat_id, view)
+            message_id = await self.sender.send(session.place, view)
         except ChatFlooded as flooded:
             # The clock posts it (the lobby has no message yet).
-            await self._hold_group(session.chat_id, flooded, table=True)
+            await self._hold_group(session.place, flooded, table=True)
             return
         if message_id is not None:
-            await self.store.messages.add(session.chat_id, MessageIds(table=message_id))
+            await self.store.messages.add(session.place, MessageIds(table=message_id))
         await self._ping_signed_up(session, session.lobby)
 
     async def _ping_signed_up(self, session: Session, lobby: Lobby) -> None:
@@ -163,8 +165,8 @@ class Publisher:
             except ChatFlooded:
                 log.info("private chat %s in a flood wait: a next-game ping dropped", user_id)
 
-    async def refresh_lobby(self, chat_id: int) -> None:
-        session, messages, version = await self.store.read(chat_id)
+    async def refresh_lobby(self, place: Place) -> None:
+        session, messages, version = await self.store.read(place)
         if session is None or session.lobby is None:
             return
         view = views.lobby_view(
@@ -172,7 +174,7 @@ class Publisher:
         )
         showing = _Showing(version)
         await self._show_table(session, messages, view, showing)
-        await self._record(chat_id, showing)
+        await self._record(place, showing)
 
     async def close_lobby(
         self, session: Session, messages: MessageIds, *, expired: bool = False
@@ -181,10 +183,10 @@ class Publisher:
         if message_id is not None:
             view = views.lobby_closed_view(translator(session.language), expired=expired)
             try:
-                await self.sender.edit(session.chat_id, message_id, view)
+                await self.sender.edit(session.place, message_id, view)
             except ChatFlooded as flooded:
                 # Nothing is left for the clock to show; the old lobby's buttons are refused.
-                await self._hold_group(session.chat_id, flooded)
+                await self._hold_group(session.place, flooded)
 
     async def _show_table(
         self, session: Session, messages: MessageIds, view: views.View, showing: _Showing
@@ -193,42 +195,42 @@ class Publisher:
         buried it (the old one goes, so there is still one table)."""
         old = messages.table
         if messages.buried:
-            await self._post_table(session.chat_id, old, view, showing=showing)
+            await self._post_table(session.place, old, view, showing=showing)
             return
-        chat_id = session.chat_id
+        place = session.place
         try:
             if old is not None:
-                outcome = await self.sender.edit(chat_id, old, view)
+                outcome = await self.sender.edit(place, old, view)
                 if outcome is Edit.UNREACHABLE:
                     return
                 if outcome is Edit.DONE:
                     showing.table_shown, showing.table_message = True, old
                     return
-                if not await self._still_latest(chat_id, showing.version, old):
+                if not await self._still_latest(place, showing.version, old):
                     # The table was moved on by a newer state's publisher (the message gone
                     # with it): posting this older one would be a second table.
                     return
-            new = await self.sender.send(chat_id, view, silent=True)
+            new = await self.sender.send(place, view, silent=True)
         except ChatFlooded as flooded:
-            await self._hold_group(chat_id, flooded, table=True)
+            await self._hold_group(place, flooded, table=True)
             return
         except TelegramError:
-            await self._refresh_later(chat_id)
+            await self._refresh_later(place)
             raise
         showing.table_shown = new is not None
         showing.table_message = new
         if new is not None:
-            await self.store.messages.add(chat_id, MessageIds(table=new))
+            await self.store.messages.add(place, MessageIds(table=new))
 
-    async def _still_latest(self, chat_id: int, version: int, table: int) -> bool:
+    async def _still_latest(self, place: Place, version: int, table: int) -> bool:
         """Whether ``version`` is still the stored one and ``table`` its table message: a
         table that is gone is posted anew only then."""
-        loaded = await self.store.read(chat_id)
+        loaded = await self.store.read(place)
         return loaded.version <= version and loaded.messages.table == table
 
     async def _post_table(
         self,
-        chat_id: int,
+        place: Place,
         old: int | None,
         view: views.View,
         *,
@@ -240,17 +242,17 @@ class Publisher:
         not shown waits for the clock."""
         try:
             if old is None and history is not None:
-                await self.sender.send(chat_id, views.View(history), silent=True)
+                await self.sender.send(place, views.View(history), silent=True)
                 showing.line_shown(history)
                 history = None
-            new = await self.sender.send(chat_id, view)
+            new = await self.sender.send(place, view)
         except ChatFlooded as flooded:
             held = showing.held(_some(history))
-            await self._hold_group(chat_id, flooded, table=True, lines=held, bury=True)
+            await self._hold_group(place, flooded, table=True, lines=held, bury=True)
             return
         except TelegramError:
             if not showing.owed:
-                await self._refresh_later(chat_id)
+                await self._refresh_later(place)
             raise
         if new is None:
             return
@@ -259,34 +261,34 @@ class Publisher:
         showing.table_message = new
         line = (old, history) if old is not None and history is not None else None
         became_history = await self.store.messages.add(
-            chat_id, MessageIds(table=new), history=line, former=old if line is None else None
+            place, MessageIds(table=new), history=line, former=old if line is None else None
         )
         if old is None:
             return
         if history is None:
             if not became_history:
-                await self._delete(chat_id, chat_id, old)
+                await self._delete(place, place.chat_id, old)
             return
         try:
-            if await self.sender.edit(chat_id, old, views.View(history)) is Edit.GONE:
-                await self.sender.send(chat_id, views.View(history), silent=True)
+            if await self.sender.edit(place, old, views.View(history)) is Edit.GONE:
+                await self.sender.send(place, views.View(history), silent=True)
         except ChatFlooded as flooded:
             if showing.owed:
-                await self._history_failed(chat_id, old, showing, flooded.until_ms)
+                await self._history_failed(place, old, showing, flooded.until_ms)
                 return
             # The new table is out (posting it again would repeat a game's result): the line
             # follows it when the wait is over.
-            await self._hold_group(chat_id, flooded, lines=[history])
+            await self._hold_group(place, flooded, lines=[history])
             return
         except TelegramError:
             if not showing.owed:
                 raise
-            await self._history_failed(chat_id, old, showing, self.sender.clock())
+            await self._history_failed(place, old, showing, self.sender.clock())
             raise
         showing.line_shown(history)
 
     async def _history_failed(
-        self, chat_id: int, old: int, showing: _Showing, until_ms: int
+        self, place: Place, old: int, showing: _Showing, until_ms: int
     ) -> None:
         """The old table did not become its line: it goes (its buttons are out of date), and
         the clock shows the line with the table posted anew below it (a game's result is not
@@ -295,28 +297,28 @@ class Publisher:
         now = self.sender.clock()
         await _through_a_redis_restart(
             lambda: self.store.budget.hold(
-                chat_id,
+                place,
                 max(until_ms, now),
                 now,
                 group_flooded=until_ms > now,
-                gone=[(chat_id, old)],
+                gone=[(place.chat_id, old)],
             )
         )
 
-    async def bring_table_down(self, chat_id: int) -> None:
+    async def bring_table_down(self, place: Place) -> None:
         """After another bot message in the group (a reply to a command): the live table is
         the last one again, when the group's budget allows; else when it is next shown."""
-        session, messages, version = await self.store.read(chat_id)
+        session, messages, version = await self.store.read(place)
         if session is None or session.live_game is None or messages.table is None:
             return
-        if not await self.store.budget.take(chat_id, self.clock()):
-            await self.store.messages.add(chat_id, MessageIds(buried=True))
+        if not await self.store.budget.take(place, self.clock()):
+            await self.store.messages.add(place, MessageIds(buried=True))
             return
         tr = translator(session.language)
         view = views.table_view(tr, session, session.live_game, self.bot_username, self.clock())
         showing = _Showing(version)
-        await self._post_table(chat_id, messages.table, view, showing=showing)
-        await self._record(chat_id, showing)
+        await self._post_table(place, messages.table, view, showing=showing)
+        await self._record(place, showing)
 
     # --- the game -----------------------------------------------------------------------------
 
@@ -347,7 +349,7 @@ class Publisher:
             await self._publish(session, state, shown, lines, messages, table_deferred, showing)
         finally:
             if owed and not showing.settled:
-                await self._settle(session.chat_id, version, showing.rest())
+                await self._settle(session.place, version, showing.rest())
 
     async def _publish(
         self,
@@ -362,14 +364,14 @@ class Publisher:
         if table_deferred:
             # Over the group's budget the reveals still go out, and the table waits for the
             # clock (tgcheat.bot.timers), which posts it anew below them.
-            await self._announce(session.chat_id, lines, showing)
+            await self._announce(session.place, lines, showing)
             table: Coroutine[Any, Any, None] | None = None
         elif shown.table_moves:
             table = self._move_table_down(session, state, messages, lines, showing)
         else:
             table = self._refresh_table(session, state, messages, showing)
         if table is not None and showing.owed:
-            table = self._settled_after(table, session.chat_id, showing)
+            table = self._settled_after(table, session.place, showing)
         # The table (in the group) and the hands (in private chats) at once: a play waits
         # for Telegram's answers to its requests side by side, not one after the other.
         # A reveal that went out over the budget buried the table: kept in the hands' write.
@@ -378,7 +380,7 @@ class Publisher:
             session, state, shown, messages, showing, alongside=table, also_keep=buried
         )
         if shown.ended:
-            await self.store.messages.clear(session.chat_id, keep_table=True)
+            await self.store.messages.clear(session.place, keep_table=True)
 
     async def _count(self, session: Session) -> None:
         """A finished game's statistics, counted before its result is shown: a process that
@@ -389,7 +391,7 @@ class Publisher:
             await self.store.stats.count(record)
 
     async def _settled_after(
-        self, group: Coroutine[Any, Any, None], chat_id: int, showing: _Showing
+        self, group: Coroutine[Any, Any, None], place: Place, showing: _Showing
     ) -> None:
         """The group's part of an owed change, then its entry settled but for the hands
         still on their way: a process that dies while a private chat keeps it waiting leaves
@@ -397,18 +399,18 @@ class Publisher:
         await group
         if not showing.lines and not showing.table:
             hands = MustShow(hands=tuple(sorted(showing.hands)))
-            await self._settle(chat_id, showing.version, hands, still_showing=True)
+            await self._settle(place, showing.version, hands, still_showing=True)
             # Without hands owed, the entry is gone: nothing is left to settle at the end.
             showing.settled = hands.empty
 
     async def _settle(
-        self, chat_id: int, version: int, rest: MustShow, *, still_showing: bool = False
+        self, place: Place, version: int, rest: MustShow, *, still_showing: bool = False
     ) -> None:
         """Tell Redis what of a change's entry was shown (``GroupBudget.settle``), through a
         Redis restart: an entry left unsettled is shown again by the clock."""
         await _through_a_redis_restart(
             lambda: self.store.budget.settle(
-                chat_id, version, self.clock(), rest, still_showing=still_showing
+                place, version, self.clock(), rest, still_showing=still_showing
             )
         )
 
@@ -422,13 +424,13 @@ class Publisher:
     ) -> None:
         """What happened stays in the history as short lines (the old table message becomes
         the first), and the table comes back as the last message, which notifies."""
-        chat_id = session.chat_id
+        place = session.place
         for index, line in enumerate(lines[1:], start=1):
             try:
-                await self.sender.send(chat_id, views.View(line), silent=True)
+                await self.sender.send(place, views.View(line), silent=True)
             except ChatFlooded as flooded:
                 unshown = showing.held([lines[0], *lines[index:]])
-                await self._hold_group(chat_id, flooded, table=True, lines=unshown, bury=True)
+                await self._hold_group(place, flooded, table=True, lines=unshown, bury=True)
                 return
             showing.line_shown(line)
         tr = translator(session.language)
@@ -436,7 +438,7 @@ class Publisher:
         # The new table's id is kept before the old message becomes history: a re-delivery
         # that catches up meanwhile then edits the new table, or the old one before its line.
         history = lines[0] if lines else None
-        await self._post_table(chat_id, messages.table, view, history=history, showing=showing)
+        await self._post_table(place, messages.table, view, history=history, showing=showing)
 
     async def show_anew(self, session: Session, state: GameState, version: int) -> None:
         """Post the table and every hand as new messages (the group's chat id changed)."""
@@ -459,28 +461,28 @@ class Publisher:
             old = messages.hand(user_id)
             if old is not None and not is_computer(user_id):
                 tr = translator(session.language_of(user_id))
-                view = views.hand_view(tr, session, state, seat, session.title)
+                view = views.hand_view(tr, session, state, seat, session.place_title)
                 hand_jobs.append(self._edit_only(user_id, old, view))
         hands = asyncio.gather(*hand_jobs)
         table = messages.table
         showing = _Showing(version)
         if table is not None:
-            if await self.store.budget.owes(session.chat_id, version):
+            if await self.store.budget.owes(session.place, version):
                 # Its publisher is moving the table (a new message, the old one becoming a
                 # line of the history): an edit here could land on the old one in between.
                 table = None
             else:
                 # The table may have moved since these ids were read: the one there is now.
-                table = (await self.store.read(session.chat_id)).messages.table
+                table = (await self.store.read(session.place)).messages.table
         if table is None:
             outcomes = await hands
         else:
             view = views.table_view(translator(session.language), session, state, self.bot_username)
-            table_edit = self._edit_table(session.chat_id, table, view, showing)
+            table_edit = self._edit_table(session.place, table, view, showing)
             outcomes, _ = await asyncio.gather(hands, table_edit)
-        await self._hold_hands(session.chat_id, outcomes)
+        await self._hold_hands(session.place, outcomes)
         shown_hands = [user_id for user_id, outcome in outcomes if outcome == 0]
-        await self._record(session.chat_id, showing, hands=shown_hands)
+        await self._record(session.place, showing, hands=shown_hands)
 
     async def _edit_only(self, user_id: int, message_id: int, view: views.View) -> tuple[int, int]:
         """A hand edited in place, never posted (``catch_up``); HELD in a flood wait."""
@@ -491,18 +493,40 @@ class Publisher:
         return user_id, 0
 
     async def _edit_table(
-        self, chat_id: int, message_id: int, view: views.View, showing: _Showing
+        self, place: Place, message_id: int, view: views.View, showing: _Showing
     ) -> None:
         try:
-            outcome = await self.sender.edit(chat_id, message_id, view)
+            outcome = await self.sender.edit(place, message_id, view)
         except ChatFlooded as flooded:
-            await self._hold_group(chat_id, flooded, table=True)
+            await self._hold_group(place, flooded, table=True)
             return
         except TelegramError:
-            await self._refresh_later(chat_id)
+            await self._refresh_later(place)
             raise
         showing.table_shown = outcome is Edit.DONE
         showing.table_message = message_id
+
+    async def end_game_at(self, place: Place) -> None:
+        """The game at ``place`` ends without its group (the bot was removed, or the topic
+        was closed or deleted): no winner, nothing more sent there, no deadline left; the
+        players learn it in private."""
+        committed = await self.store.transact(place, end_without_group)
+        session = committed.session
+        if committed.changed and session is not None and session.game is not None:
+            await self.publish_hands_only(
+                session, session.game, committed.messages, committed.version
+            )
+
+    async def end_topic(self, place: Place) -> None:
+        """A forum topic closed or deleted: its game ends (``end_game_at``) and nothing of it
+        is kept or retried (a reopened topic starts afresh with /new)."""
+        try:
+            await self.end_game_at(place)
+        except TopicGone:
+            # Telling the group the players cannot be reached: that group is gone too.
+            log.info("topic %s gone while its game ended", place)
+        finally:
+            await self.store.forget_place(place)
 
     async def publish_hands_only(
         self, session: Session, state: GameState, messages: MessageIds, version: int
@@ -515,7 +539,7 @@ class Publisher:
         """The table shows the stored state (``version``)."""
         showing = _Showing(version)
         await self._refresh_table(session, state, messages, showing)
-        await self._record(session.chat_id, showing)
+        await self._record(session.place, showing)
 
     async def _refresh_table(
         self, session: Session, state: GameState, messages: MessageIds, showing: _Showing
@@ -576,16 +600,16 @@ class Publisher:
         showing.hands.difference_update(user_id for user_id, outcome in results if outcome != 0)
         showing.hands.difference_update(sent)
         await self._record(
-            session.chat_id,
+            session.place,
             showing,
             ids=also_keep.merged(MessageIds(hands=sent, told=frozenset(unreachable))),
             hands=[user_id for user_id, outcome in results if outcome >= 0],
         )
-        await self._hold_hands(session.chat_id, results)
+        await self._hold_hands(session.place, results)
         if failed:
             # An edit that failed (not one the change owed: its entry shows those): the clock
             # shows the hand from the stored state.
-            await self._hold_hands(session.chat_id, [(user_id, HELD) for user_id in failed])
+            await self._hold_hands(session.place, [(user_id, HELD) for user_id in failed])
         if failures:
             raise failures[0]
         await self._tell_unreachable(session, state, unreachable)
@@ -608,16 +632,16 @@ class Publisher:
                 continue
             old = messages.hand(user_id)
             view = views.hand_view(
-                translator(session.language_of(user_id)), session, state, seat, session.title
+                translator(session.language_of(user_id)), session, state, seat, session.place_title
             )
             if seat in shown.notified or old is None:
-                jobs.append(self._repost(session.chat_id, user_id, old, view))
+                jobs.append(self._repost(session.place, user_id, old, view))
             else:
                 jobs.append(self._edit_hand(user_id, old, view))
         return jobs
 
     async def _repost(
-        self, group_id: int, user_id: int, old: int | None, view: views.View
+        self, group: Place, user_id: int, old: int | None, view: views.View
     ) -> tuple[int, int]:
         """A new hand message notifies the player (an edit would not) and lands at the bottom
         of the chat, where their thumb is; the old one goes, so there is still one."""
@@ -626,7 +650,7 @@ class Publisher:
         except ChatFlooded:
             return user_id, HELD
         if old is not None:
-            await self._delete(group_id, user_id, old)
+            await self._delete(group, user_id, old)
         return user_id, message_id if message_id is not None else UNREACHABLE
 
     async def _edit_hand(self, user_id: int, message_id: int, view: views.View) -> tuple[int, int]:
@@ -659,7 +683,7 @@ class Publisher:
             "{names}: I can't send you your cards. Tap <b>🃏 My cards</b> on the "
             "table and press <b>Start</b> in our private chat."
         ).format(names=names)
-        await self._announce(session.chat_id, [views.directed(tr, text)])
+        await self._announce(session.place, [views.directed(tr, text)])
 
     async def repost_hand(
         self, session: Session, state: GameState, user_id: int, messages: MessageIds
@@ -667,34 +691,34 @@ class Publisher:
         seat = state.seat_of(user_id)
         assert seat is not None
         view = views.hand_view(
-            translator(session.language_of(user_id)), session, state, seat, session.title
+            translator(session.language_of(user_id)), session, state, seat, session.place_title
         )
-        _, message_id = await self._repost(session.chat_id, user_id, messages.hand(user_id), view)
+        _, message_id = await self._repost(session.place, user_id, messages.hand(user_id), view)
         if message_id == HELD:
-            await self._hold_hands(session.chat_id, [(user_id, HELD)])
+            await self._hold_hands(session.place, [(user_id, HELD)])
         elif message_id != UNREACHABLE:
-            await self.store.messages.add(session.chat_id, MessageIds(hands={user_id: message_id}))
+            await self.store.messages.add(session.place, MessageIds(hands={user_id: message_id}))
 
     # --- what a flood wait held back --------------------------------------------------------
 
     async def _announce(
-        self, chat_id: int, lines: Sequence[str], showing: _Showing | None = None
+        self, place: Place, lines: Sequence[str], showing: _Showing | None = None
     ) -> None:
         """Announcements, each a message that notifies; in a flood wait, those not sent wait
         for the clock."""
         for index, line in enumerate(lines):
             try:
-                await self.sender.send(chat_id, views.View(line))
+                await self.sender.send(place, views.View(line))
             except ChatFlooded as flooded:
                 held = showing.held(lines[index:]) if showing is not None else lines[index:]
-                await self._hold_group(chat_id, flooded, table=True, lines=held, bury=True)
+                await self._hold_group(place, flooded, table=True, lines=held, bury=True)
                 return
             if showing is not None:
                 showing.line_shown(line)
 
     async def _record(
         self,
-        chat_id: int,
+        place: Place,
         showing: _Showing,
         *,
         ids: MessageIds = _NOTHING_TO_KEEP,
@@ -708,7 +732,7 @@ class Publisher:
             roles.append(TABLE_ROLE)
             table_message = showing.table_message
         recorded = await self.store.messages.record(
-            chat_id,
+            place,
             showing.version,
             self.clock(),
             ids=ids,
@@ -717,40 +741,40 @@ class Publisher:
         )
         if recorded.overtaken:
             log.info(
-                "chat %s: %s overtaken by a newer state, shown again", chat_id, recorded.overtaken
+                "chat %s: %s overtaken by a newer state, shown again", place, recorded.overtaken
             )
         if recorded.history is not None and table_message is not None:
             # The table moved on while this edit was on its way (it read the table's id before
             # the move): the message it reached is a line of the history again.
-            log.info("chat %s: message %s was a table again, made history", chat_id, table_message)
-            await self.sender.edit(chat_id, table_message, views.View(recorded.history))
+            log.info("chat %s: message %s was a table again, made history", place, table_message)
+            await self.sender.edit(place, table_message, views.View(recorded.history))
 
-    async def record_hand(self, chat_id: int, version: int, user_id: int) -> None:
+    async def record_hand(self, place: Place, version: int, user_id: int) -> None:
         """A player's hand message was drawn from ``version`` (a card picked)."""
-        await self._record(chat_id, _Showing(version), hands=[user_id])
+        await self._record(place, _Showing(version), hands=[user_id])
 
-    async def _refresh_later(self, chat_id: int) -> None:
+    async def _refresh_later(self, place: Place) -> None:
         """A table request failed (Telegram did not confirm it): the clock shows the table
         from the stored state."""
         now = self.sender.clock()
-        await self.store.budget.hold(chat_id, now, now, group_flooded=False, table=True)
+        await self.store.budget.hold(place, now, now, group_flooded=False, table=True)
 
-    async def _delete(self, group_id: int, chat_id: int, message_id: int) -> None:
+    async def _delete(self, group: Place, chat_id: int, message_id: int) -> None:
         """An old message deleted (a table, a hand); in a flood wait, by the clock after it."""
         try:
             await self.sender.delete(chat_id, message_id)
         except ChatFlooded as flooded:
             await self.store.budget.hold(
-                group_id,
+                group,
                 flooded.until_ms,
                 self.sender.clock(),
-                group_flooded=flooded.chat_id == group_id,
+                group_flooded=flooded.chat_id == group.chat_id,
                 gone=[(chat_id, message_id)],
             )
 
     async def _hold_group(
         self,
-        chat_id: int,
+        place: Place,
         flooded: ChatFlooded,
         *,
         table: bool = False,
@@ -760,11 +784,11 @@ class Publisher:
         """Telegram asks to wait before the group's next message: the wait is kept (nothing
         more goes there before it ends), and with it what the clock shows then (``table``,
         ``lines``). ``bury``: the table is posted anew at the bottom then, under the lines."""
-        log.info("chat %s in a flood wait: %d lines held", chat_id, len(lines))
+        log.info("chat %s in a flood wait: %d lines held", place, len(lines))
         if bury:
-            await self.store.messages.add(chat_id, MessageIds(buried=True))
+            await self.store.messages.add(place, MessageIds(buried=True))
         await self.store.budget.hold(
-            chat_id,
+            place,
             flooded.until_ms,
             self.sender.clock(),
             group_flooded=True,
@@ -772,7 +796,7 @@ class Publisher:
             lines=lines,
         )
 
-    async def _hold_hands(self, chat_id: int, outcomes: Sequence[tuple[int, int]]) -> None:
+    async def _hold_hands(self, place: Place, outcomes: Sequence[tuple[int, int]]) -> None:
         """Hands whose private chat is in a flood wait: the clock shows them when it is over
         (the latest of those waits)."""
         held = [user_id for user_id, outcome in outcomes if outcome == HELD]
@@ -781,35 +805,35 @@ class Publisher:
         now = self.sender.clock()
         until = max(self.sender.flood_ends(user_id) or now for user_id in held)
         log.info("hands of %s in a flood wait, held for the clock", held)
-        await self.store.budget.hold(chat_id, until, now, group_flooded=False, hands=held)
+        await self.store.budget.hold(place, until, now, group_flooded=False, hands=held)
 
     async def held_back(self, flooded: ChatFlooded) -> None:
         """A flood wait met outside the publisher (a reply, a menu): in a group, the wait is
         kept and the table shown again after it; a private chat's message is not held."""
         if flooded.in_group:
-            await self._hold_group(flooded.chat_id, flooded, table=True)
+            await self._hold_group(flooded.place, flooded, table=True)
         else:
-            log.info("private chat %s in a flood wait: a message was not sent", flooded.chat_id)
+            log.info("private chat %s in a flood wait: a message was not sent", flooded.place)
 
-    async def show_held(self, chat_id: int, held: Held) -> None:
+    async def show_held(self, place: Place, held: Held) -> None:
         """The clock's turn at what a group's budget, a flood wait or a failed request held
         back (``held``, released to this process alone): the announcements, then the latest
         table, and the hands that were not shown. When a request fails on the way, what was
         not shown yet is held again for the clock's next look."""
         unshown = list(held.lines)
         try:
-            await self._show_held(chat_id, held, unshown)
+            await self._show_held(place, held, unshown)
         except BaseException:
             # What was not shown is the clock's again at its next look.
             rest = MustShow(tuple(unshown), held.table, held.hands)
-            await self._settle(chat_id, held.token, rest)
+            await self._settle(place, held.token, rest)
             raise
-        await self._settle(chat_id, held.token, MustShow())
+        await self._settle(place, held.token, MustShow())
 
-    async def _show_held(self, chat_id: int, held: Held, unshown: list[str]) -> None:
+    async def _show_held(self, place: Place, held: Held, unshown: list[str]) -> None:
         for gone_chat, message_id in held.gone:
-            await self._delete(chat_id, gone_chat, message_id)
-        session, messages, version = await self.store.read(chat_id)
+            await self._delete(place, gone_chat, message_id)
+        session, messages, version = await self.store.read(place)
         if session is None:
             unshown.clear()
             return
@@ -819,14 +843,14 @@ class Publisher:
             await self._count(session)
         for index, line in enumerate(held.lines):
             try:
-                await self.sender.send(chat_id, views.View(line), silent=True)
+                await self.sender.send(place, views.View(line), silent=True)
             except ChatFlooded as flooded:
                 rest = held.lines[index:]
                 unshown.clear()
                 await self._hold_group(
-                    chat_id, flooded, table=held.table, lines=rest, bury=held.table
+                    place, flooded, table=held.table, lines=rest, bury=held.table
                 )
-                await self._hold_hands(chat_id, [(user, HELD) for user in held.hands])
+                await self._hold_hands(place, [(user, HELD) for user in held.hands])
                 return
             unshown.pop(0)
         if held.table:
@@ -835,12 +859,12 @@ class Publisher:
                 # follow a table that was out already: a game's result is not posted twice.)
                 messages = dataclasses.replace(messages, buried=True)
             if session.lobby is not None:
-                await self.refresh_lobby(chat_id)
+                await self.refresh_lobby(place)
             elif session.game is not None:
                 await self._refresh_table(session, session.game, messages, showing)
         game = session.game
         if game is None or not held.hands:
-            await self._record(chat_id, showing)
+            await self._record(place, showing)
             return
         seats = [game.seat_of(user_id) for user_id in held.hands]
         # Back as new messages, which notify: the players missed a change of their hand.

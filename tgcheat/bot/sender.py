@@ -44,6 +44,7 @@ from telegram.error import (
 from tgcheat.bot import api_request
 from tgcheat.bot.api_request import JsonParams
 from tgcheat.bot.views import Keyboard, View
+from tgcheat.table.place import Place, Where
 
 log = logging.getLogger(__name__)
 
@@ -62,14 +63,35 @@ class ChatFlooded(Exception):
     sender's clock). Raised instead of sleeping; also raised without a request while that wait
     lasts."""
 
-    def __init__(self, chat_id: int, until_ms: int) -> None:
+    def __init__(self, chat_id: int, until_ms: int, topic: int | None = None) -> None:
         super().__init__(f"chat {chat_id} is in a flood wait until {until_ms}")
         self.chat_id = chat_id
         self.until_ms = until_ms
+        #: The forum topic the refused request was for (the wait is the whole chat's).
+        self.topic = topic
+
+    @property
+    def place(self) -> Place:
+        """Where what the wait held back belongs."""
+        return Place(self.chat_id, self.topic)
 
     @property
     def in_group(self) -> bool:
         return self.chat_id < 0
+
+
+class TopicGone(Exception):
+    """A message to a forum topic was refused because the topic is closed or deleted: its game
+    cannot go on there (``Publisher.end_topic``)."""
+
+    def __init__(self, place: Place, reason: str) -> None:
+        super().__init__(f"topic {place} cannot be written to: {reason}")
+        self.place = place
+
+
+#: Telegram's words for a topic that is deleted, or closed (to a bot that may not manage
+#: topics).
+_TOPIC_GONE = ("message thread not found", "topic_closed")
 
 
 class WebhookReply:
@@ -122,20 +144,22 @@ class Sender:
         chat_id = params.get("chat_id")
         if type(chat_id) is not int:
             return await self._post(f"{self.bot.base_url}/{method}", params, result)
+        topic = params.get("message_thread_id")
+        topic = topic if type(topic) is int else None
         until = self._floods.get(chat_id)
         if until is not None:
             if until > self.clock():
-                raise ChatFlooded(chat_id, until)
+                raise ChatFlooded(chat_id, until, topic)
             del self._floods[chat_id]
         try:
             return await self._post(f"{self.bot.base_url}/{method}", params, result)
         except RetryAfter as error:
-            flooded = self.flooded(chat_id, error)
+            flooded = self.flooded(chat_id, error, topic)
             wait_s = (flooded.until_ms - self.clock()) / 1000
             log.info("%s to chat %s: Telegram asks to wait %.1f s", method, chat_id, wait_s)
             raise flooded from error
 
-    def flooded(self, chat_id: int, error: RetryAfter) -> ChatFlooded:
+    def flooded(self, chat_id: int, error: RetryAfter, topic: int | None = None) -> ChatFlooded:
         """Remember that Telegram asked to wait before the chat's next message (``error``, a
         429 to a request of the chat, whoever made it); the exception that says so."""
         until = self.clock() + math.ceil(_retry_seconds(error) * 1000)
@@ -143,7 +167,7 @@ class Sender:
             now = self.clock()
             self._floods = {chat: end for chat, end in self._floods.items() if end > now}
         self._floods[chat_id] = max(until, self._floods.get(chat_id, 0))
-        return ChatFlooded(chat_id, self._floods[chat_id])
+        return ChatFlooded(chat_id, self._floods[chat_id], topic)
 
     def flood_ends(self, chat_id: int) -> int | None:
         """When the chat's flood wait ends, if this process knows of one that lasts."""
@@ -157,13 +181,19 @@ class Sender:
         raise telegram_error(code, payload)
 
     async def send(
-        self, chat_id: int, view: View, *, silent: bool = False, reply_to: int | None = None
+        self, to: Where, view: View, *, silent: bool = False, reply_to: int | None = None
     ) -> int | None:
-        """Send a new message; its id, or None when the chat cannot be reached (the user never
-        started the bot, or blocked it). ``reply_to``: the id of a message in that chat it
-        answers (a command); should that message be gone, it is sent all the same."""
+        """Send a new message to a chat (an id) or a place (in its topic); its id, or None when
+        the chat cannot be reached (the user never started the bot, or blocked it).
+        ``reply_to``: the id of a message in that chat it answers (a command); should that
+        message be gone, it is sent all the same. TopicGone when the topic is closed or
+        deleted."""
+        place = Place.of(to)
+        chat_id = place.chat_id
         request = _message_params(view)
         request["chat_id"] = chat_id
+        if place.topic is not None:
+            request["message_thread_id"] = place.topic
         if silent:
             request["disable_notification"] = True
         if reply_to is not None:
@@ -176,6 +206,12 @@ class Sender:
         except Forbidden as error:
             log.info("chat %s unreachable: %s", chat_id, error.message)
             return None
+        except BadRequest as error:
+            if place.topic is not None and any(
+                words in error.message.lower() for words in _TOPIC_GONE
+            ):
+                raise TopicGone(place, error.message) from error
+            raise
         return int(sent["message_id"])
 
     async def answer(self, query_id: str, text: str | None = None) -> None:
@@ -194,10 +230,10 @@ class Sender:
             # itself, and a pop-up is not worth holding anything for.
             log.info("callback %s not answered: %s", query_id, error)
 
-    async def edit(self, chat_id: int, message_id: int, view: View) -> Edit:
-        """Edit a message in place."""
+    async def edit(self, chat: Where, message_id: int, view: View) -> Edit:
+        """Edit a message in place (the chat's id names it with the message's: no topic)."""
         request = _message_params(view)
-        request["chat_id"] = chat_id
+        request["chat_id"] = Place.of(chat).chat_id
         request["message_id"] = message_id
         try:
             await self.call("editMessageText", request)
@@ -212,7 +248,8 @@ class Sender:
             return Edit.UNREACHABLE
         return Edit.DONE
 
-    async def edit_markup(self, chat_id: int, message_id: int, markup: Keyboard | None) -> None:
+    async def edit_markup(self, chat: Where, message_id: int, markup: Keyboard | None) -> None:
+        chat_id = Place.of(chat).chat_id
         request: JsonParams = {"chat_id": chat_id, "message_id": message_id}
         if markup is not None:
             request["reply_markup"] = markup
@@ -225,8 +262,9 @@ class Sender:
             # Taking the buttons off an old message: its buttons are refused as stale anyway.
             pass
 
-    async def delete(self, chat_id: int, message_id: int) -> None:
+    async def delete(self, chat: Where, message_id: int) -> None:
         """Delete a message; ChatFlooded in a flood wait (the caller may delete it later)."""
+        chat_id = Place.of(chat).chat_id
         try:
             await self.call("deleteMessage", {"chat_id": chat_id, "message_id": message_id})
         except (BadRequest, Forbidden) as error:

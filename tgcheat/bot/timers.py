@@ -25,11 +25,12 @@ from collections.abc import Awaitable, Callable, Iterable
 from random import SystemRandom
 
 from tgcheat.bot.publish import Publisher, must_show, wall_clock_ms
-from tgcheat.bot.sender import ChatFlooded
+from tgcheat.bot.sender import ChatFlooded, TopicGone
 from tgcheat.store.games import GameStore
 from tgcheat.table import transitions as table
 from tgcheat.table.audiences import group_messages
 from tgcheat.table.computers import TableRandom
+from tgcheat.table.place import Place, Where
 
 log = logging.getLogger(__name__)
 
@@ -56,23 +57,24 @@ class Timers:
         self.rng: TableRandom = rng if rng is not None else SystemRandom()
         self._slots = asyncio.Semaphore(CHATS_AT_ONCE)
         #: The chats being handled, each by its task.
-        self._busy: dict[int, asyncio.Task[None]] = {}
+        self._busy: dict[Place, asyncio.Task[None]] = {}
 
     async def fire_due(self, now: int | None = None) -> int:
         """Act on every deadline that has passed, each chat in a task of its own; returns once
         they are done, with how many chats were looked at."""
         now = self.clock() if now is None else now
         chats = await self.store.clock.due(now)
-        await self._finish(self._start_each(chats, lambda chat_id: self.fire(chat_id, now)))
+        await self._finish(self._start_each(chats, lambda place: self.fire(place, now)))
         return len(chats)
 
-    async def fire(self, chat_id: int, now: int) -> None:
-        before, _ = await self.store.load(chat_id)
+    async def fire(self, where: Where, now: int) -> None:
+        place = Place.of(where)
+        before, _ = await self.store.load(place)
         if before is None:
-            await self.store.clock.forget(chat_id)
+            await self.store.clock.forget(place)
             return
         committed = await self.store.transact(
-            chat_id,
+            place,
             lambda session: table.tick(session, now, rng=self.rng),
             group_messages=group_messages,
             must_show=must_show,
@@ -82,7 +84,7 @@ class Timers:
             return
         if session.lobby is not None:
             # Still open: its message now says that any player may start it.
-            await self.publisher.refresh_lobby(chat_id)
+            await self.publisher.refresh_lobby(place)
         elif before.lobby is not None and session.game is None:
             await self.publisher.close_lobby(session, committed.messages, expired=True)
         elif session.game is not None and committed.result:
@@ -104,25 +106,26 @@ class Timers:
         own; returns once they are done)."""
         now = self.clock() if now is None else now
         chats = await self.store.budget.deferred_tables(now)
-        await self._finish(self._start_each(chats, lambda chat_id: self.show_held(chat_id, now)))
+        await self._finish(self._start_each(chats, lambda place: self.show_held(place, now)))
 
-    async def show_held(self, chat_id: int, now: int) -> None:
-        held = await self.store.budget.release(chat_id, now)
+    async def show_held(self, where: Where, now: int) -> None:
+        place = Place.of(where)
+        held = await self.store.budget.release(place, now)
         if held is not None:
-            await self.publisher.show_held(chat_id, held)
+            await self.publisher.show_held(place, held)
 
     async def tick(self) -> None:
         """One look at the clock: due deadlines, then what waited. A chat still busy from an
         earlier tick is left to its task; a chat slower than a tick is not waited for."""
         now = self.clock()
         fired = self._start_each(
-            await self.store.clock.due(now), lambda chat_id: self.fire(chat_id, now)
+            await self.store.clock.due(now), lambda place: self.fire(place, now)
         )
         if fired:
             await asyncio.wait(fired, timeout=TICK_S)
         self._start_each(
             await self.store.budget.deferred_tables(now),
-            lambda chat_id: self.show_held(chat_id, now),
+            lambda place: self.show_held(place, now),
         )
 
     async def run(self) -> None:
@@ -143,32 +146,34 @@ class Timers:
                 await asyncio.gather(*busy, return_exceptions=True)
 
     def _start_each(
-        self, chat_ids: Iterable[int], job: Callable[[int], Awaitable[None]]
+        self, places: Iterable[Place], job: Callable[[Place], Awaitable[None]]
     ) -> list[asyncio.Task[None]]:
         """``job`` for each chat not busy already, each in a task of its own."""
         started = []
-        for chat_id in dict.fromkeys(chat_ids):
-            if chat_id in self._busy:
+        for place in dict.fromkeys(places):
+            if place in self._busy:
                 continue
-            task = asyncio.create_task(self._guarded(chat_id, job))
-            self._busy[chat_id] = task
-            task.add_done_callback(functools.partial(self._done, chat_id))
+            task = asyncio.create_task(self._guarded(place, job))
+            self._busy[place] = task
+            task.add_done_callback(functools.partial(self._done, place))
             started.append(task)
         return started
 
-    def _done(self, chat_id: int, task: asyncio.Task[None]) -> None:
-        if self._busy.get(chat_id) is task:
-            del self._busy[chat_id]
+    def _done(self, place: Place, task: asyncio.Task[None]) -> None:
+        if self._busy.get(place) is task:
+            del self._busy[place]
 
-    async def _guarded(self, chat_id: int, job: Callable[[int], Awaitable[None]]) -> None:
+    async def _guarded(self, place: Place, job: Callable[[Place], Awaitable[None]]) -> None:
         async with self._slots:
             try:
-                await job(chat_id)
+                await job(place)
             except ChatFlooded as flooded:
                 await self.publisher.held_back(flooded)
+            except TopicGone as gone:
+                await self.publisher.end_topic(gone.place)
             except Exception:
                 # One broken game must not stop the clock of all the others.
-                log.exception("the clock's turn at chat %s failed", chat_id)
+                log.exception("the clock's turn at chat %s failed", place)
 
     @staticmethod
     async def _finish(tasks: list[asyncio.Task[None]]) -> None:

@@ -10,6 +10,11 @@ table, which shows the state of then.
 Telegram's own limit has the last word: when it answers 429 ("retry after N"), what was not
 shown is held here (``hold``: the group's flood wait, the table, announcements, hands) and the
 chat is deferred until the wait is over; the clock then ``release``s it, once, to one process.
+
+A forum topic's game has a bucket of its own (``Keys.budget`` of its place), holding its own
+table, announcements and outbox: the topics of one group share Telegram's limit only through
+its 429s (the sender's flood wait is per chat, so a wait met in one topic holds the others'
+messages too).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from tgcheat.store.scripts import (
     take_call,
 )
 from tgcheat.store.timeout import bounded
+from tgcheat.table.place import Place, Where
 
 GROUP_MESSAGES_PER_MINUTE = 20
 
@@ -79,36 +85,36 @@ class GroupBudget:
         self._release = redis.register_script(RELEASE_SCRIPT)
         self._settle = redis.register_script(SETTLE_SCRIPT)
 
-    async def deferred_tables(self, now_ms: int, limit: int = 64) -> list[int]:
-        """Groups whose table edit waited for their budget and is now due, at most ``limit``."""
+    async def deferred_tables(self, now_ms: int, limit: int = 64) -> list[Place]:
+        """Places whose table edit waited for their budget and is now due, at most ``limit``."""
         raw = await bounded(
             self._redis.zrangebyscore(self._keys.deferred_tables, "-inf", now_ms, 0, limit)
         )
-        return [int(cast(bytes, chat_id)) for chat_id in raw]
+        return [Place.from_key(cast(bytes, key).decode()) for key in raw]
 
-    async def take(self, chat_id: int, now_ms: int) -> bool:
+    async def take(self, where: Where, now_ms: int) -> bool:
         """Take one group message from the budget for the table, shown now; False (and the
         table deferred) while the budget is overdrawn or the group in a flood wait."""
         call = take_call(
-            budget_key=self._keys.budget(chat_id),
+            budget_key=self._keys.budget(Place.of(where)),
             deferred_key=self._keys.deferred_tables,
-            chat_id=chat_id,
+            place=Place.of(where).key,
             per_minute=self.per_minute,
             now_ms=now_ms,
         )
         return bool(await bounded(self._take(keys=call.keys, args=call.args)))
 
-    async def take_for_reply(self, chat_id: int, now_ms: int) -> bool:
+    async def take_for_reply(self, where: Where, now_ms: int) -> bool:
         """Take one group message for a reply to a command; False while the budget is
         overdrawn or the group in a flood wait (the reply is not sent; nothing waits)."""
         call = reply_call(
-            budget_key=self._keys.budget(chat_id), per_minute=self.per_minute, now_ms=now_ms
+            budget_key=self._keys.budget(Place.of(where)), per_minute=self.per_minute, now_ms=now_ms
         )
         return bool(await bounded(self._reply(keys=call.keys, args=call.args)))
 
     async def hold(
         self,
-        chat_id: int,
+        where: Where,
         until_ms: int,
         now_ms: int,
         *,
@@ -118,15 +124,15 @@ class GroupBudget:
         hands: Iterable[int] = (),
         gone: Iterable[tuple[int, int]] = (),
     ) -> None:
-        """Keep what Telegram's 429 kept from being shown in the group ``chat_id`` (or in its
+        """Keep what Telegram's 429 kept from being shown in the group ``where`` (or in its
         players' private chats) until ``until_ms``: the clock shows it then (and deletes the
         messages ``gone``, which no longer show anything). With
         ``group_flooded`` the wait is the group's own, and nothing else is sent there
         before it ends (a change's table edit is deferred, a reply dropped)."""
         call = hold_call(
-            budget_key=self._keys.budget(chat_id),
+            budget_key=self._keys.budget(Place.of(where)),
             deferred_key=self._keys.deferred_tables,
-            chat_id=chat_id,
+            place=Place.of(where).key,
             until_ms=until_ms,
             group_flooded=group_flooded,
             table=table,
@@ -139,7 +145,7 @@ class GroupBudget:
 
     async def settle(
         self,
-        chat_id: int,
+        where: Where,
         version: int,
         now_ms: int,
         rest: MustShow | None = None,
@@ -151,9 +157,9 @@ class GroupBudget:
         publisher is ``still_showing`` it, when the lease is over). False when the entry was
         gone already (taken by the clock after the lease)."""
         call = settle_call(
-            budget_key=self._keys.budget(chat_id),
+            budget_key=self._keys.budget(Place.of(where)),
             deferred_key=self._keys.deferred_tables,
-            chat_id=chat_id,
+            place=Place.of(where).key,
             version=version,
             rest=b"" if rest is None or rest.empty else rest.entry(),
             now_ms=now_ms,
@@ -161,23 +167,23 @@ class GroupBudget:
         )
         return bool(await bounded(self._settle(keys=call.keys, args=call.args)))
 
-    async def owes(self, chat_id: int, version: int) -> bool:
+    async def owes(self, where: Where, version: int) -> bool:
         """Whether the change stored at ``version`` still owes the players messages (its
         entry is there: its publisher, or the clock after it, is showing them)."""
-        raw = await bounded(self._redis.hget(self._keys.budget(chat_id), "out"))
+        raw = await bounded(self._redis.hget(self._keys.budget(Place.of(where)), "out"))
         if raw is None:
             return False
         return any(
             isinstance(entry, dict) and entry.get("v") == version for entry in _json_list(raw)
         )
 
-    async def release(self, chat_id: int, now_ms: int) -> Held | None:
+    async def release(self, where: Where, now_ms: int) -> Held | None:
         """A deferred group's turn on the clock: what it holds, taken out (one process gets
         it), or None while it must still wait (deferred again)."""
         call = release_call(
-            budget_key=self._keys.budget(chat_id),
+            budget_key=self._keys.budget(Place.of(where)),
             deferred_key=self._keys.deferred_tables,
-            chat_id=chat_id,
+            place=Place.of(where).key,
             per_minute=self.per_minute,
             now_ms=now_ms,
             lease_ms=self.lease_ms,

@@ -59,6 +59,11 @@ def encode(session: Session) -> bytes:
         doc["cd"] = session.computers_due_ms
     if session.computer_players is not None:
         doc["cx"] = session.computer_players.to_data()
+    # Only a topic's session has them: a chat's document stays as it was.
+    if session.topic is not None:
+        doc["tp"] = session.topic
+    if session.topic_title:
+        doc["tt"] = session.topic_title
     return orjson.dumps(doc)
 
 
@@ -90,6 +95,8 @@ def decode(raw: bytes) -> Session:
         computers=tuple((uid, level) for uid, level in doc.get("cp", ())),
         computers_due_ms=doc.get("cd", 0),
         computer_players=ComputerPlayers.from_data(doc["cx"]) if "cx" in doc else None,
+        topic=doc.get("tp"),
+        topic_title=doc.get("tt", ""),
     )
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from redis.asyncio import Redis
+from redis.asyncio.client import Pipeline
 
 from tgcheat.store.budget import GROUP_MESSAGES_PER_MINUTE, GroupBudget
 from tgcheat.store.clock import Deadlines
@@ -35,6 +36,7 @@ from tgcheat.store.sessions import (
 from tgcheat.store.settings import Settings
 from tgcheat.store.stats import Stats
 from tgcheat.store.timeout import OPERATION_TIMEOUT_S, bounded
+from tgcheat.table.place import Place, Where
 from tgcheat.table.session import MessageIds, Session
 
 __all__ = [
@@ -84,17 +86,17 @@ class GameStore:
         self.pings = Pings(redis, self.keys)
         self.stats = Stats(redis, self.keys)
 
-    async def load(self, chat_id: int) -> tuple[Session | None, MessageIds]:
-        """A group's session (None: none) and the messages that show it."""
-        return await self.sessions.load(chat_id)
+    async def load(self, where: Where) -> tuple[Session | None, MessageIds]:
+        """A group's (or a topic's) session (None: none) and the messages that show it."""
+        return await self.sessions.load(where)
 
-    async def read(self, chat_id: int) -> Loaded:
-        """A group's session, the messages that show it and its version."""
-        return await self.sessions.read(chat_id)
+    async def read(self, where: Where) -> Loaded:
+        """A group's (or a topic's) session, the messages that show it and its version."""
+        return await self.sessions.read(where)
 
     async def transact(
         self,
-        chat_id: int,
+        where: Where,
         change: Change[R],
         *,
         update_id: int | None = None,
@@ -103,7 +105,7 @@ class GameStore:
     ) -> Committed[R]:
         """Apply ``change`` to a group's session atomically (see Sessions.transact)."""
         return await self.sessions.transact(
-            chat_id,
+            where,
             change,
             update_id=update_id,
             group_messages=group_messages,
@@ -111,14 +113,38 @@ class GameStore:
         )
 
     async def forget_chat(self, chat_id: int) -> None:
-        """Remove everything kept for a group's game (the bot left it, or it moved): its
-        session, its deadline, its deferred table edit, its next-game sign-ups and its
-        statistics, in one round trip."""
-        self._hints.forget(chat_id)
+        """Remove everything kept for a group's games (the bot left it, or it moved): each
+        session (the chat's and its topics'), its deadline and its deferred table edit, the
+        group's next-game sign-ups and its statistics."""
+        places = [Place(chat_id), *await self.topics_of(chat_id)]
         async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.delete(self.keys.session(chat_id))
-            pipe.zrem(self.keys.deadlines, chat_id)
-            pipe.zrem(self.keys.deferred_tables, chat_id)
+            for place in places:
+                self._forget(pipe, place)
             pipe.delete(self.keys.pings(chat_id))
             pipe.delete(self.keys.chat_stats(chat_id))
             await bounded(pipe.execute())
+
+    async def forget_place(self, place: Place) -> None:
+        """Remove what is kept for one topic's game (the topic was deleted)."""
+        async with self._redis.pipeline(transaction=True) as pipe:
+            self._forget(pipe, place)
+            await bounded(pipe.execute())
+
+    def _forget(self, pipe: Pipeline, place: Place) -> None:
+        self._hints.forget(place)
+        pipe.delete(self.keys.session(place))
+        pipe.zrem(self.keys.deadlines, place.key)
+        pipe.zrem(self.keys.deferred_tables, place.key)
+        if place.topic is not None:
+            # A topic's budget holds only its game's waiting messages (the chat's own keeps
+            # the group's flood wait, which outlives a game).
+            pipe.delete(self.keys.budget(place))
+
+    async def topics_of(self, chat_id: int) -> list[Place]:
+        """The topics of a forum group that have a session (a scan: for the rare times the
+        bot leaves a group, not for a game's moves)."""
+        places = []
+        async for key in self._redis.scan_iter(match=self.keys.sessions_of(chat_id), count=500):
+            name = key.decode() if isinstance(key, bytes) else str(key)
+            places.append(Place.from_key(name.removeprefix(f"{self.keys.prefix}:chat:")))
+        return places

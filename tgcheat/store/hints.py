@@ -9,6 +9,7 @@ consistent with what they write; both share one ChatHints.
 
 from __future__ import annotations
 
+from tgcheat.table.place import Place
 from tgcheat.table.session import MessageIds, Session
 
 #: How many chats' hints one process keeps (a busy process's working set); past that, all are
@@ -21,44 +22,44 @@ Latest = tuple[int, Session | None, MessageIds]
 
 class ChatHints:
     def __init__(self) -> None:
-        self._latest: dict[int, Latest] = {}
-        self._decoded: dict[int, tuple[bytes, Session]] = {}
+        self._latest: dict[Place, Latest] = {}
+        self._decoded: dict[Place, tuple[bytes, Session]] = {}
 
     def remember(
-        self, chat_id: int, version: int, session: Session | None, messages: MessageIds
+        self, place: Place, version: int, session: Session | None, messages: MessageIds
     ) -> None:
         if len(self._latest) >= CACHE_CHATS:
             self._latest.clear()
-        self._latest[chat_id] = (version, session, messages)
+        self._latest[place] = (version, session, messages)
 
-    def take(self, chat_id: int) -> Latest | None:
+    def take(self, place: Place) -> Latest | None:
         """The chat's latest hint, removed: a change that starts from it replaces it."""
-        return self._latest.pop(chat_id, None)
+        return self._latest.pop(place, None)
 
-    def add_messages(self, chat_id: int, ids: MessageIds) -> None:
+    def add_messages(self, place: Place, ids: MessageIds) -> None:
         """Messages were sent for the chat's session: its hint shows them too."""
-        latest = self._latest.get(chat_id)
+        latest = self._latest.get(place)
         if latest is not None:
             version, session, messages = latest
-            self._latest[chat_id] = (version, session, messages.merged(ids))
+            self._latest[place] = (version, session, messages.merged(ids))
 
-    def drop_latest(self, chat_id: int) -> None:
+    def drop_latest(self, place: Place) -> None:
         """The chat's message ids changed in a way the hint does not follow: read them again."""
-        self._latest.pop(chat_id, None)
+        self._latest.pop(place, None)
 
-    def forget(self, chat_id: int) -> None:
+    def forget(self, place: Place) -> None:
         """The chat's session is gone."""
-        self._latest.pop(chat_id, None)
-        self._decoded.pop(chat_id, None)
+        self._latest.pop(place, None)
+        self._decoded.pop(place, None)
 
-    def decoded(self, chat_id: int, document: bytes) -> Session | None:
+    def decoded(self, place: Place, document: bytes) -> Session | None:
         """The session of ``document``, when it is the last one decoded for the chat."""
-        known = self._decoded.get(chat_id)
+        known = self._decoded.get(place)
         if known is not None and known[0] == document:
             return known[1]
         return None
 
-    def keep_decoded(self, chat_id: int, document: bytes, session: Session) -> None:
+    def keep_decoded(self, place: Place, document: bytes, session: Session) -> None:
         if len(self._decoded) >= CACHE_CHATS:
             self._decoded.clear()
-        self._decoded[chat_id] = (document, session)
+        self._decoded[place] = (document, session)

@@ -8,6 +8,8 @@ group's budget).
 
 from __future__ import annotations
 
+from tgcheat.table.place import Place
+
 KEY_PREFIX = "tgc"
 
 # A session hash holds the version, the document, the ids of the messages that show the game
@@ -32,18 +34,22 @@ class Keys:
 
     def __init__(self, prefix: str = KEY_PREFIX) -> None:
         self.prefix = prefix
-        #: A sorted set: each chat with a deadline, scored by it (ms).
+        #: A sorted set: each place with a deadline (``Place.key``), scored by it (ms).
         self.deadlines = f"{prefix}:deadlines"
-        #: A sorted set: each group whose table edit waits for its budget, scored by when.
+        #: A sorted set: each place whose table edit waits for its budget, scored by when.
         self.deferred_tables = f"{prefix}:deferred-tables"
 
-    def session(self, chat_id: int) -> str:
-        """A group's session hash (see the fields above)."""
-        return f"{self.prefix}:chat:{chat_id}"
+    def session(self, place: Place) -> str:
+        """A group's (or a topic's) session hash (see the fields above)."""
+        return f"{self.prefix}:chat:{place.key}"
 
-    def budget(self, chat_id: int) -> str:
-        """A group's message budget (a token bucket)."""
-        return f"{self.prefix}:rate:{chat_id}"
+    def sessions_of(self, chat_id: int) -> str:
+        """A pattern that matches the session of each topic of a chat (not the chat's own)."""
+        return f"{self.prefix}:chat:{chat_id}:*"
+
+    def budget(self, place: Place) -> str:
+        """A place's message budget (a token bucket) and what waits there for the clock."""
+        return f"{self.prefix}:rate:{place.key}"
 
     def group(self, chat_id: int) -> str:
         """A group's settings hash."""

@@ -25,6 +25,7 @@ from tgcheat.store.scripts import (
     set_messages_call,
 )
 from tgcheat.store.timeout import bounded
+from tgcheat.table.place import Place, Where
 from tgcheat.table.session import MessageIds
 
 # The names after MESSAGE_FIELD: "table", "hand:<user id>" (the message id),
@@ -48,7 +49,7 @@ class Messages:
 
     async def add(
         self,
-        chat_id: int,
+        where: Where,
         ids: MessageIds,
         *,
         history: tuple[int, str] | None = None,
@@ -61,20 +62,21 @@ class Messages:
         the table): it stays."""
         if ids.empty:
             return False
-        self._hints.add_messages(chat_id, ids)
+        place = Place.of(where)
+        self._hints.add_messages(place, ids)
         fields: list[tuple[str, int | str]] = list(message_fields(ids))
         if history is not None:
             message_id, line = history
             fields.append((f"{HISTORY_FIELD}{message_id}", line))
         call = set_messages_call(
-            session_key=self._keys.session(chat_id), fields=fields, former=former
+            session_key=self._keys.session(place), fields=fields, former=former
         )
         answer = await bounded(self._direct.run_script(self._set, call.keys, call.args))
         return bool(answer == 2)
 
     async def record(
         self,
-        chat_id: int,
+        where: Where,
         version: int,
         now_ms: int,
         *,
@@ -90,13 +92,14 @@ class Messages:
         roles = tuple(shown)
         if ids.empty and not roles:
             return _NOTHING_RECORDED
+        place = Place.of(where)
         if not ids.empty:
-            self._hints.add_messages(chat_id, ids)
+            self._hints.add_messages(place, ids)
         call = record_call(
-            session_key=self._keys.session(chat_id),
-            budget_key=self._keys.budget(chat_id),
+            session_key=self._keys.session(place),
+            budget_key=self._keys.budget(place),
             deferred_key=self._keys.deferred_tables,
-            chat_id=chat_id,
+            place=place.key,
             version=version,
             now_ms=now_ms,
             fields=message_fields(ids),
@@ -110,12 +113,13 @@ class Messages:
             tuple(_text(role) for role in overtaken or ()), _text(history) if history else None
         )
 
-    async def clear(self, chat_id: int, *, keep_table: bool = False) -> None:
+    async def clear(self, where: Where, *, keep_table: bool = False) -> None:
         """Forget the message ids of a finished game (all but the table's, with
         ``keep_table``)."""
-        self._hints.drop_latest(chat_id)
+        place = Place.of(where)
+        self._hints.drop_latest(place)
         call = clear_messages_call(
-            session_key=self._keys.session(chat_id), keep=(TABLE_FIELD,) if keep_table else ()
+            session_key=self._keys.session(place), keep=(TABLE_FIELD,) if keep_table else ()
         )
         await bounded(self._clear(keys=call.keys, args=call.args))
 

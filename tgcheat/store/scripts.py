@@ -244,7 +244,7 @@ def cas_call(
     session_ttl_s: int,
     update_id: int | None,
     first_look: bool,
-    chat_id: int,
+    place: str,
     deadline_ms: int,
     group_messages: int,
     per_minute: int,
@@ -268,7 +268,7 @@ def cas_call(
             session_ttl_s,  # ARGV[3]
             "" if update_id is None else update_id,  # ARGV[4] the update that made the change
             "1" if first_look else "0",  # ARGV[5]
-            chat_id,  # ARGV[6]
+            place,  # ARGV[6] the place (Place.key)
             deadline_ms,  # ARGV[7] the session's next deadline (ms; 0: none)
             group_messages,  # ARGV[8] group messages the change will send
             per_minute,  # ARGV[9] the group's budget of messages a minute
@@ -302,7 +302,7 @@ return 1
 
 
 def take_call(
-    *, budget_key: str, deferred_key: str, chat_id: int, per_minute: int, now_ms: int
+    *, budget_key: str, deferred_key: str, place: str, per_minute: int, now_ms: int
 ) -> ScriptCall:
     """TAKE_SCRIPT's keys and arguments."""
     return ScriptCall(
@@ -311,7 +311,7 @@ def take_call(
             deferred_key,  # KEYS[2] the deferred tables
         ],
         [
-            chat_id,  # ARGV[1]
+            place,  # ARGV[1] the place (Place.key)
             per_minute,  # ARGV[2] the group's budget of messages a minute
             now_ms,  # ARGV[3]
         ],
@@ -398,7 +398,7 @@ def hold_call(
     *,
     budget_key: str,
     deferred_key: str,
-    chat_id: int,
+    place: str,
     until_ms: int,
     group_flooded: bool,
     table: bool,
@@ -416,7 +416,7 @@ def hold_call(
             deferred_key,  # KEYS[2] the deferred tables
         ],
         [
-            chat_id,  # ARGV[1]
+            place,  # ARGV[1] the place (Place.key)
             until_ms,  # ARGV[2] when the flood wait ends (ms)
             "1" if group_flooded else "0",  # ARGV[3] the wait is the group's own
             "1" if table else "0",  # ARGV[4] the table waits to be shown
@@ -506,7 +506,7 @@ def release_call(
     *,
     budget_key: str,
     deferred_key: str,
-    chat_id: int,
+    place: str,
     per_minute: int,
     now_ms: int,
     lease_ms: int = OUTBOX_LEASE_MS,
@@ -518,7 +518,7 @@ def release_call(
             deferred_key,  # KEYS[2] the deferred tables
         ],
         [
-            chat_id,  # ARGV[1]
+            place,  # ARGV[1] the place (Place.key)
             per_minute,  # ARGV[2] the group's budget of messages a minute
             now_ms,  # ARGV[3]
             lease_ms,  # ARGV[4] how long the releasing process has to show it
@@ -572,7 +572,7 @@ def settle_call(
     *,
     budget_key: str,
     deferred_key: str,
-    chat_id: int,
+    place: str,
     version: int,
     rest: bytes,
     now_ms: int,
@@ -586,7 +586,7 @@ def settle_call(
             deferred_key,  # KEYS[2] the deferred tables
         ],
         [
-            chat_id,  # ARGV[1]
+            place,  # ARGV[1] the place (Place.key)
             version,  # ARGV[2] the version whose entry is settled
             rest,  # ARGV[3] what was not shown (a JSON entry; empty: all was)
             now_ms,  # ARGV[4]
@@ -708,7 +708,7 @@ def record_call(
     session_key: str,
     budget_key: str,
     deferred_key: str,
-    chat_id: int,
+    place: str,
     version: int,
     now_ms: int,
     fields: Iterable[tuple[str, int]],
@@ -726,7 +726,7 @@ def record_call(
             deferred_key,  # KEYS[3] the deferred tables
         ],
         [
-            chat_id,  # ARGV[1]
+            place,  # ARGV[1] the place (Place.key)
             version,  # ARGV[2] the version the messages show
             now_ms,  # ARGV[3]
             "" if table_message is None else table_message,  # ARGV[4]

@@ -36,6 +36,7 @@ from tgcheat.store.scripts import (
     read_call,
 )
 from tgcheat.store.timeout import bounded
+from tgcheat.table.place import Place, Where
 from tgcheat.table.session import MessageIds, Session
 
 R = TypeVar("R")
@@ -133,23 +134,24 @@ class Sessions:
         self._cas = redis.register_script(CAS_SCRIPT)
         self._read_with_update = redis.register_script(READ_SCRIPT)
 
-    async def load(self, chat_id: int) -> tuple[Session | None, MessageIds]:
+    async def load(self, where: Where) -> tuple[Session | None, MessageIds]:
         """A group's session (None: none) and the messages that show it."""
-        loaded = await self.read(chat_id)
+        loaded = await self.read(where)
         return loaded.session, loaded.messages
 
-    async def read(self, chat_id: int) -> Loaded:
+    async def read(self, where: Where) -> Loaded:
         """A group's session, the messages that show it and its version."""
-        session, version, messages, _seen = await self._read(chat_id, None, first_look=False)
-        self._hints.remember(chat_id, version, session, messages)
+        place = Place.of(where)
+        session, version, messages, _seen = await self._read(place, None, first_look=False)
+        self._hints.remember(place, version, session, messages)
         return Loaded(session, messages, version)
 
     async def _read(
-        self, chat_id: int, update_id: int | None, *, first_look: bool
+        self, place: Place, update_id: int | None, *, first_look: bool
     ) -> tuple[Session | None, int, MessageIds, bool]:
         """One round trip: the session, its message ids and whether the update changed it
         already."""
-        key = self._keys.session(chat_id)
+        key = self._keys.session(place)
         if update_id is None:
             answer = await bounded(self._direct.execute("HGETALL", key))
             seen = False
@@ -170,19 +172,19 @@ class Sessions:
         document = fields.pop(_DOCUMENT, None)
         version = int(fields.pop(_VERSION, 0))
         fields.pop(_UPDATES, None)
-        session = self._decode(chat_id, document) if document is not None else None
+        session = self._decode(place, document) if document is not None else None
         return session, version, message_ids(fields), seen
 
-    def _decode(self, chat_id: int, document: bytes) -> Session:
-        session = self._hints.decoded(chat_id, document)
+    def _decode(self, place: Place, document: bytes) -> Session:
+        session = self._hints.decoded(place, document)
         if session is None:
             session = decode(document)
-            self._hints.keep_decoded(chat_id, document, session)
+            self._hints.keep_decoded(place, document, session)
         return session
 
     async def transact(
         self,
-        chat_id: int,
+        where: Where,
         change: Change[R],
         *,
         update_id: int | None = None,
@@ -197,7 +199,8 @@ class Sessions:
         # The first try may start from what this process last wrote or read for the chat,
         # saving the read: the compare-and-set proves it is still current. A refusal or a
         # no-op computed from it is confirmed against a fresh read before it is believed.
-        hint = self._hints.take(chat_id)
+        place = Place.of(where)
+        hint = self._hints.take(place)
         # Until something has judged the update new, an old id counts as handled (see
         # tgcheat.store.scripts.UPDATE_MARKS).
         first_look = True
@@ -206,7 +209,7 @@ class Sessions:
                 version, session, messages = hint
             else:
                 session, version, messages, seen = await self._read(
-                    chat_id, update_id, first_look=first_look
+                    place, update_id, first_look=first_look
                 )
                 if seen:
                     return _duplicate(session, version, messages)
@@ -222,7 +225,7 @@ class Sessions:
                 if hint is not None:
                     hint = None
                     continue
-                self._hints.remember(chat_id, version, session, messages)
+                self._hints.remember(place, version, session, messages)
                 return Committed(
                     outcome=Outcome.UNCHANGED,
                     session=session,
@@ -235,16 +238,16 @@ class Sessions:
             document = encode(new_session)
             owed = must_show(new_session, result) if must_show is not None else None
             call = cas_call(
-                session_key=self._keys.session(chat_id),
+                session_key=self._keys.session(place),
                 deadlines_key=self._keys.deadlines,
-                budget_key=self._keys.budget(chat_id),
+                budget_key=self._keys.budget(place),
                 deferred_key=self._keys.deferred_tables,
                 expected_version=version,
                 document=document,
                 session_ttl_s=SESSION_TTL_S,
                 update_id=update_id,
                 first_look=first_look,
-                chat_id=chat_id,
+                place=place.key,
                 deadline_ms=new_session.next_deadline_ms,
                 group_messages=group_messages(result) if group_messages is not None else 0,
                 per_minute=self._budget.per_minute,
@@ -254,8 +257,8 @@ class Sessions:
             )
             answer = await bounded(self._direct.run_script(self._cas, call.keys, call.args))
             if answer in _WRITTEN:
-                self._hints.remember(chat_id, version + 1, new_session, messages)
-                self._hints.keep_decoded(chat_id, document, new_session)
+                self._hints.remember(place, version + 1, new_session, messages)
+                self._hints.keep_decoded(place, document, new_session)
                 return Committed(
                     outcome=Outcome.CHANGED,
                     session=new_session,
@@ -269,7 +272,7 @@ class Sessions:
                 return _duplicate(session, version, messages)
             # Lost a race: back off a random little while so that racing writers spread out.
             await asyncio.sleep(random.uniform(0, BACKOFF_S * 2 ** min(attempt, 5)))
-        raise ConflictError(f"chat {chat_id}: too many concurrent changes")
+        raise ConflictError(f"chat {place}: too many concurrent changes")
 
 
 def wall_clock_ms() -> int:

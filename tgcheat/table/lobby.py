@@ -46,7 +46,11 @@ def open_lobby(
     title: str,
     language: str,
     now_ms: int,
+    topic: int | None = None,
+    topic_title: str = "",
 ) -> Session:
+    """A lobby opened in a chat (or in a forum ``topic`` of it, whose name is ``topic_title``
+    when known)."""
     if session is not None and session.in_progress:
         raise refused(SessionRefusal.GAME_OPEN)
     lobby = Lobby(creator=creator, rules=rules)
@@ -60,6 +64,8 @@ def open_lobby(
         language=language,
         deadline_ms=lobby_clock_deadline(lobby, clock),
         lobby_clock=clock,
+        topic=topic,
+        topic_title=topic_title,
     )
 
 
@@ -259,6 +265,8 @@ def play_again(
         title=session.title,
         language=session.language,
         player_languages=session.player_languages,
+        topic=session.topic,
+        topic_title=session.topic_title,
     )
     reached = minimum_reached_ms(0, lobby, now_ms)
     return _with_lobby(fresh, lobby, LobbyClock(touched_ms=now_ms, minimum_reached_ms=reached))

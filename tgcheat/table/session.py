@@ -11,6 +11,7 @@ from tgcheat.engine.rules import Rules
 from tgcheat.engine.state import GameState, Phase
 from tgcheat.engine.strategies import ComputerPlayers
 from tgcheat.table.chronicle import GameTally, Notice
+from tgcheat.table.place import Place
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,23 @@ class Session:
     #: The game's computer players: each one's strategy and what it remembers of the game
     #: (None without computer players, and between games).
     computer_players: ComputerPlayers | None = None
+    #: The forum topic the game was opened in (None: a chat without topics, or General).
+    topic: int | None = None
+    #: The topic's name, when Telegram showed it; players' private messages name it.
+    topic_title: str = ""
+
+    @property
+    def place(self) -> Place:
+        """Where the session lives: its chat, and its topic."""
+        return Place(self.chat_id, self.topic)
+
+    @property
+    def place_title(self) -> str:
+        """How players' private messages name where the game is: the group, and its topic
+        when the topic's name is known ("Friday · Cheat night")."""
+        if self.topic_title and self.title:
+            return f"{self.title} · {self.topic_title}"
+        return self.title or self.topic_title
 
     @property
     def against_computer(self) -> bool:

@@ -9,6 +9,7 @@ from tgcheat.bot.handlers.shell import Answer, Command, Shell
 from tgcheat.bot.taps import Tap
 from tgcheat.i18n import N_, available_languages, translator
 from tgcheat.table import transitions as table
+from tgcheat.table.place import Place
 from tgcheat.table.refusals import SessionRefusal, SessionRefused
 
 
@@ -59,7 +60,7 @@ class LanguageHandlers:
         if not committed.changed or session is None:
             return
         if session.lobby is not None:
-            await shell.publisher.refresh_lobby(chat_id)
+            await shell.publisher.refresh_lobby(Place(chat_id))
         elif session.game is not None:
             await shell.publisher.refresh_table(
                 session, session.game, committed.messages, committed.version

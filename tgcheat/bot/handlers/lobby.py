@@ -33,6 +33,7 @@ from tgcheat.table import transitions as table
 from tgcheat.table.access import played_by
 from tgcheat.table.audiences import group_messages
 from tgcheat.table.computers import Level
+from tgcheat.table.place import Place
 from tgcheat.table.refusals import SessionRefused
 from tgcheat.table.session import MessageIds, Session
 from tgcheat.table.transitions import Actor
@@ -80,7 +81,7 @@ class LobbyHandlers:
             language = (await shell.language_of(command.asker)).language
         now, game_id = shell.clock(), new_game_id()
         committed = await shell.store.transact(
-            chat_id,
+            command.place,
             lambda session: (
                 table.open_lobby(
                     session,
@@ -91,6 +92,8 @@ class LobbyHandlers:
                     title=command.title,
                     language=language,
                     now_ms=now,
+                    topic=command.topic,
+                    topic_title=command.topic_title,
                 ),
                 None,
             ),
@@ -172,7 +175,7 @@ class LobbyHandlers:
         payload = command.args[0] if command.args else ""
         target = _group_of_payload(payload[1:]) if payload[:1] in ("j", "h") else None
         if payload == f"h{command.user_id}":
-            target = command.user_id  # My cards of a game against the computer, here
+            target = Place(command.user_id)  # My cards of a game against the computer, here
         if target is None:
             await self.help(command)
         elif payload[0] == "j":
@@ -190,22 +193,22 @@ class LobbyHandlers:
     async def join_command(self, command: Command) -> None:
         if not command.in_group:
             raise Answer(N_("Tap Join on the game's message in your group."))
-        await self.join(command, command.chat_id, via_private=False)
+        await self.join(command, command.place, via_private=False)
 
-    async def join_by_link(self, command: Command, chat_id: int) -> None:
+    async def join_by_link(self, command: Command, place: Place) -> None:
         """The Join link, opened in the private chat: anyone may open it (it can be shared
         anywhere), so only the group's members join through it."""
-        if not await self.shell.is_member(chat_id, command.user_id):
+        if not await self.shell.is_member(place.chat_id, command.user_id):
             # The same answer for every group, open game or not: it tells an outsider nothing.
             raise Answer(N_("You can join only games of groups you are in."))
-        await self.join(command, chat_id, via_private=True)
+        await self.join(command, place, via_private=True)
 
-    async def join(self, command: Command, chat_id: int, *, via_private: bool) -> None:
+    async def join(self, command: Command, place: Place, *, via_private: bool) -> None:
         shell = self.shell
         tr = await shell.language_of(command.asker)
         user_id, now = command.user_id, shell.clock()
         committed = await shell.store.transact(
-            chat_id,
+            place,
             lambda session: (
                 table.join(
                     session, user_id=user_id, name=command.name, language=tr.language, now_ms=now
@@ -217,13 +220,13 @@ class LobbyHandlers:
         session = committed.session
         if committed.duplicate:
             # A duplicate may be the retry of a delivery that failed before the lobby was shown.
-            await shell.publisher.refresh_lobby(chat_id)
+            await shell.publisher.refresh_lobby(place)
         if session is None or not committed.changed:
             return
         confirmation = views.page(
             tr,
             tr._("✅ You joined the game in {group}. Your cards will arrive here.").format(
-                group=views.title_html(session.title)
+                group=views.title_html(session.place_title)
             ),
         )
         try:
@@ -234,21 +237,21 @@ class LobbyHandlers:
             reached = True
         if not reached and not via_private:
             # The bot may message only people who started it: undo, and show them the way.
-            await self._unjoin(chat_id, user_id)
+            await self._unjoin(place, user_id)
             await self._show_the_way(command, session.language)
             return
-        await shell.publisher.refresh_lobby(chat_id)
+        await shell.publisher.refresh_lobby(place)
 
-    async def _unjoin(self, chat_id: int, user_id: int) -> None:
+    async def _unjoin(self, place: Place, user_id: int) -> None:
         # The lobby may have closed, or they left, meanwhile: nothing to undo then.
         with contextlib.suppress(SessionRefused, ActionRefused):
             await self.shell.store.transact(
-                chat_id, lambda session: (table.leave(session, user_id), None)
+                place, lambda session: (table.leave(session, user_id), None)
             )
 
     async def _show_the_way(self, command: Command, language: str) -> None:
         tr = translator(language)
-        link = views.deep_link(self.shell.bot_username, views.join_payload(command.chat_id))
+        link = views.deep_link(self.shell.bot_username, views.join_payload(command.place))
         view = views.page(
             tr,
             tr._(
@@ -259,8 +262,8 @@ class LobbyHandlers:
         )
         await self.shell.tell(command.asker, view)
 
-    async def show_hand(self, asker: Asker, chat_id: int) -> None:
-        stored, messages = await self.shell.store.load(chat_id)
+    async def show_hand(self, asker: Asker, place: Place) -> None:
+        stored, messages = await self.shell.store.load(place)
         session, game = played_by(stored, asker.user_id)
         await self.shell.publisher.repost_hand(session, game, asker.user_id, messages)
 
@@ -272,7 +275,7 @@ class LobbyHandlers:
 
         async def attempt(actor: Actor) -> Committed[Events]:
             return await shell.store.transact(
-                press.chat_id,
+                press.place,
                 lambda current: table.start(
                     current, game_id=press.game_id, actor=actor, rng=shell.rng, now_ms=now
                 ),
@@ -305,19 +308,21 @@ class LobbyHandlers:
             )
 
         async def attempt(actor: Actor) -> Committed[None]:
-            return await shell.store.transact(press.chat_id, change(actor), update_id=tap.update_id)
+            return await shell.store.transact(
+                press.place, change(actor), update_id=tap.update_id
+            )
 
         committed = await shell.as_actor(press.chat_id, tap.user_id, attempt)
         await shell.sender.answer(tap.query_id)
         if committed.changed or committed.duplicate:
-            await shell.publisher.refresh_lobby(press.chat_id)
+            await shell.publisher.refresh_lobby(press.place)
 
     async def leave(self, tap: Tap, press: TablePress) -> None:
         """Leave on the lobby: out of it before the deal, as /leave, with a tap."""
         shell = self.shell
         user_id = tap.user_id
         committed = await shell.store.transact(
-            press.chat_id,
+            press.place,
             lambda current: (table.leave(current, user_id, game_id=press.game_id), None),
             update_id=tap.update_id,
         )
@@ -325,14 +330,14 @@ class LobbyHandlers:
         await shell.sender.answer(tap.query_id, tr._("You left the game."))
         if committed.changed or committed.duplicate:
             # A duplicate may be the retry of a delivery that failed before the lobby was shown.
-            await shell.publisher.refresh_lobby(press.chat_id)
+            await shell.publisher.refresh_lobby(press.place)
 
     async def cancel(self, tap: Tap, press: TablePress) -> None:
         shell = self.shell
 
         async def attempt(actor: Actor) -> Committed[None]:
             return await shell.store.transact(
-                press.chat_id,
+                press.place,
                 lambda current: (table.cancel(current, game_id=press.game_id, actor=actor), None),
                 update_id=tap.update_id,
             )
@@ -349,7 +354,7 @@ class LobbyHandlers:
 
         async def attempt(actor: Actor) -> Committed[Events]:
             return await shell.store.transact(
-                press.chat_id,
+                press.place,
                 lambda current: table.next_game(
                     current,
                     game_id=press.game_id,
@@ -369,7 +374,7 @@ class LobbyHandlers:
             await shell.sender.edit_markup(tap.chat_id, tap.message_id, None)
         if committed.changed and committed.session is not None:
             # The new game gets a new table message at the bottom of the chat.
-            await shell.store.messages.clear(press.chat_id)
+            await shell.store.messages.clear(press.place)
             committed = dataclasses.replace(committed, messages=MessageIds())
         await shell.show(committed)
 
@@ -380,7 +385,7 @@ class LobbyHandlers:
 
         async def attempt(actor: Actor) -> Committed[None]:
             return await shell.store.transact(
-                press.chat_id,
+                press.place,
                 lambda current: (
                     table.play_again(
                         current,
@@ -407,9 +412,13 @@ class LobbyHandlers:
 SOLO_DEFAULTS = (3, Level.NORMAL)
 
 
-def _group_of_payload(text: str) -> int | None:
+def _group_of_payload(text: str) -> Place | None:
+    """The place a /start link names: "<chat id>", or "<chat id>_<topic>" for a topic's game
+    (``views.join_payload``)."""
+    chat, _, topic = text.partition("_")
     try:
-        chat_id = int(text)
+        place = Place(int(chat), int(topic) if topic else None)
     except ValueError:
         return None
-    return chat_id if chat_id < 0 else None
+    valid_topic = place.topic is None or place.topic > 0
+    return place if place.chat_id < 0 and valid_topic else None

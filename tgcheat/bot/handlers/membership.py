@@ -12,6 +12,7 @@ from tgcheat.i18n import N_
 from tgcheat.store.games import Committed
 from tgcheat.table import transitions as table
 from tgcheat.table.audiences import group_messages
+from tgcheat.table.place import Place
 from tgcheat.table.session import MessageIds
 from tgcheat.table.transitions import Actor
 
@@ -30,14 +31,28 @@ class MembershipHandlers:
             await self._bot_removed(chat.id)
             return
         now = self.shell.clock()
-        committed = await self.shell.store.transact(
-            chat.id,
-            lambda session: table.remove(session, gone, now),
-            update_id=update.update_id,
-            group_messages=group_messages,
-            must_show=must_show,
-        )
-        await self._show_removal(committed)
+        for place in await self._places_of(chat.id, forum=bool(chat.is_forum)):
+            committed = await self.shell.store.transact(
+                place,
+                lambda session: table.remove(session, gone, now),
+                update_id=update.update_id,
+                group_messages=group_messages,
+                must_show=must_show,
+            )
+            await self._show_removal(committed)
+
+    async def _places_of(self, chat_id: int, *, forum: bool) -> list[Place]:
+        """Where a group's games are: the chat, and in a forum each topic with a session."""
+        topics = await self.shell.store.topics_of(chat_id) if forum else []
+        return [Place(chat_id), *topics]
+
+    async def topic_closed(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A forum topic closed: its game ends (``Publisher.end_topic``); reopened, the topic
+        needs nothing."""
+        message = update.effective_message
+        if message is None or message.message_thread_id is None:
+            return
+        await self.shell.publisher.end_topic(Place(message.chat.id, message.message_thread_id))
 
     async def kick(self, command: Command) -> None:
         """/kick as a reply to the player's message, or /kick <n>: their seat on the table, or
@@ -50,7 +65,7 @@ class MembershipHandlers:
 
         async def attempt(actor: Actor) -> Committed[Events]:
             return await shell.store.transact(
-                command.chat_id,
+                command.place,
                 lambda session: table.kick(
                     session,
                     target=command.replied_user,
@@ -69,7 +84,7 @@ class MembershipHandlers:
         session = committed.session
         if session is not None and session.lobby is not None:
             if committed.changed:
-                await self.shell.publisher.refresh_lobby(session.chat_id)
+                await self.shell.publisher.refresh_lobby(session.place)
             return
         await self.shell.show(committed)
 
@@ -83,13 +98,9 @@ class MembershipHandlers:
 
     async def _bot_removed(self, chat_id: int) -> None:
         shell = self.shell
-        committed = await shell.store.transact(chat_id, table.end_without_group)
-        session = committed.session
-        if committed.changed and session is not None and session.game is not None:
-            # The group cannot be written to any more; the players learn it in private.
-            await shell.publisher.publish_hands_only(
-                session, session.game, committed.messages, committed.version
-            )
+        # The group cannot be written to any more; the players learn it in private.
+        for place in [Place(chat_id), *await shell.store.topics_of(chat_id)]:
+            await shell.publisher.end_game_at(place)
         await shell.store.forget_chat(chat_id)
 
     async def migrated(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

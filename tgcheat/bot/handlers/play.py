@@ -20,6 +20,7 @@ from tgcheat.table.commands import (
     PlayCards,
     VoteOnPass,
 )
+from tgcheat.table.place import Place
 from tgcheat.table.refusals import SessionRefusal, SessionRefused
 from tgcheat.table.transitions import Actor
 
@@ -30,7 +31,7 @@ class PlayHandlers:
 
     async def act(
         self,
-        chat_id: int,
+        place: Place,
         game_id: str | None,
         command: GameCommand,
         *,
@@ -43,7 +44,7 @@ class PlayHandlers:
         shell = self.shell
         now = shell.clock()
         committed = await shell.store.transact(
-            chat_id,
+            place,
             lambda session: table.act(session, game_id=game_id, command=command, now_ms=now),
             update_id=update_id,
             group_messages=group_messages,
@@ -59,13 +60,13 @@ class PlayHandlers:
     # --- buttons -------------------------------------------------------------------------------
 
     async def answer_claim(self, tap: Tap, press: ClaimPress) -> None:
-        chat_id, game_id, user_id = press.chat_id, press.game_id, tap.user_id
+        place, game_id, user_id = press.place, press.game_id, tap.user_id
         if press.op is Op.CHALLENGE:
             cheat = CallCheat(user_id, press.claim, self.shell.clock())
-            await self.act(chat_id, game_id, cheat, update_id=tap.update_id, tap=tap)
+            await self.act(place, game_id, cheat, update_id=tap.update_id, tap=tap)
             return
         await self.act(
-            chat_id,
+            place,
             game_id,
             Believe(user_id, press.claim),
             update_id=tap.update_id,
@@ -74,13 +75,13 @@ class PlayHandlers:
         )
 
     async def turn(self, tap: Tap, press: TurnPress) -> None:
-        chat_id, game_id, user_id = press.chat_id, press.game_id, tap.user_id
+        place, game_id, user_id = press.place, press.game_id, tap.user_id
         if press.op is Op.PASS:
             passing = PassTurn(user_id, press.plays)
-            await self.act(chat_id, game_id, passing, update_id=tap.update_id, tap=tap)
+            await self.act(place, game_id, passing, update_id=tap.update_id, tap=tap)
             return
         await self.act(
-            chat_id,
+            place,
             game_id,
             VoteOnPass(user_id, press.plays, press.yes),
             update_id=tap.update_id,
@@ -92,14 +93,14 @@ class PlayHandlers:
         if press.rank is None:
             raise SessionRefused(SessionRefusal.STALE)
         command = PlayCards(tap.user_id, press.plays, press.selected(), press.rank)
-        await self.act(press.chat_id, press.game_id, command, update_id=tap.update_id, tap=tap)
+        await self.act(press.place, press.game_id, command, update_id=tap.update_id, tap=tap)
 
     async def pick(self, tap: Tap, press: HandPress) -> None:
         """Picking cards changes nothing stored: the selection travels in the buttons."""
         if tap.chat_id is None or tap.message_id is None or tap.chat_id != tap.user_id:
             # A hand is only ever drawn in its owner's private chat (forged data elsewhere).
             raise SessionRefused(SessionRefusal.STALE)
-        stored, _, version = await self.shell.store.read(press.chat_id)
+        stored, _, version = await self.shell.store.read(press.place)
         session, game, seat, selected = table.pick(
             stored,
             game_id=press.game_id,
@@ -111,11 +112,11 @@ class PlayHandlers:
         await self.shell.sender.answer(tap.query_id)
         selection = "".join(rank.code for rank in sorted(selected.elements()))
         tr = translator(session.language_of(tap.user_id))
-        view = views.hand_view(tr, session, game, seat, session.title, selection)
+        view = views.hand_view(tr, session, game, seat, session.place_title, selection)
         await self.shell.sender.edit(tap.chat_id, tap.message_id, view)
         # A play of the same player may have been shown meanwhile: this hand would then show
         # cards already played (the clock shows it again).
-        await self.shell.publisher.record_hand(press.chat_id, version, tap.user_id)
+        await self.shell.publisher.record_hand(press.place, version, tap.user_id)
 
     # --- commands ------------------------------------------------------------------------------
 
@@ -126,7 +127,7 @@ class PlayHandlers:
         shell = self.shell
         now = shell.clock()
         committed = await shell.store.transact(
-            command.chat_id,
+            command.place,
             lambda session: table.leave_table(session, command.user_id, now),
             update_id=command.update_id,
             group_messages=group_messages,
@@ -134,7 +135,7 @@ class PlayHandlers:
         )
         session = committed.session
         if session is not None and session.lobby is not None:
-            await shell.publisher.refresh_lobby(command.chat_id)
+            await shell.publisher.refresh_lobby(command.place)
             return
         await shell.show(committed)
 
@@ -147,7 +148,7 @@ class PlayHandlers:
 
         async def attempt(actor: Actor) -> Committed[Events]:
             return await shell.store.transact(
-                chat_id,
+                command.place,
                 lambda session: table.stop(session, actor=actor, now_ms=now),
                 update_id=command.update_id,
                 group_messages=group_messages,

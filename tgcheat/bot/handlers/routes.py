@@ -85,6 +85,9 @@ class Routes:
             MessageHandler(filters.StatusUpdate.MIGRATE, self.membership.migrated)
         )
         application.add_handler(
+            MessageHandler(filters.StatusUpdate.FORUM_TOPIC_CLOSED, self.membership.topic_closed)
+        )
+        application.add_handler(
             ChatMemberHandler(self.membership.bot_membership, ChatMemberHandler.MY_CHAT_MEMBER)
         )
 

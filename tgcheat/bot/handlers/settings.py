@@ -16,6 +16,7 @@ from tgcheat.bot.taps import Tap
 from tgcheat.engine.rules import InvalidRules, Rules
 from tgcheat.i18n import translator
 from tgcheat.table import transitions as table
+from tgcheat.table.place import Place
 from tgcheat.table.refusals import SessionRefusal, SessionRefused
 from tgcheat.table.settings import option_number, with_option_value, with_preset_number
 from tgcheat.table.transitions import Actor
@@ -54,7 +55,7 @@ class SettingsHandlers:
             saved = await shell.store.settings.group_rules(command.chat_id)
             await shell.tell(command.asker, views.rules_view(tr, saved or Rules()))
             return
-        session, _ = await shell.store.load(command.chat_id)
+        session, _ = await shell.store.load(command.place)
         if session is not None and session.in_progress:
             rules = session.rules
         else:
@@ -97,7 +98,7 @@ class SettingsHandlers:
             chat_id, lambda session: (table.adopt_rules(session, rules, now_ms=now), None)
         )
         if committed.changed:
-            await self.shell.publisher.refresh_lobby(chat_id)
+            await self.shell.publisher.refresh_lobby(Place(chat_id))
 
 
 def _chosen(rules: Rules, target: PresetChoice | ValueChoice) -> Rules:

@@ -37,6 +37,7 @@ from tgcheat.engine.game import ActionRefused
 from tgcheat.i18n import N_, Translator, translator
 from tgcheat.store.games import Committed, GameStore
 from tgcheat.table.computers import TableRandom
+from tgcheat.table.place import Place
 from tgcheat.table.refusals import AdminUnknown, SessionRefused
 from tgcheat.table.transitions import Actor
 
@@ -87,6 +88,8 @@ class Asker:
     chat_id: int | None = None
     #: The message a reply in a group answers.
     message_id: int | None = None
+    #: The forum topic the message was written in (None: no topic, or General).
+    topic: int | None = None
     query_id: str | None = None
     #: The message was written on behalf of a chat (``SHARED_ACCOUNTS``): the sender is no
     #: person, and has no language but the group's.
@@ -108,10 +111,19 @@ class Command:
     args: tuple[str, ...]
     #: The author of the message this command replies to, if any.
     replied_user: int | None = None
+    #: The forum topic it was sent in (None: a chat without topics, or General).
+    topic: int | None = None
+    #: The topic's name, when the message shows it.
+    topic_title: str = ""
 
     @property
     def user_id(self) -> int:
         return self.asker.user_id
+
+    @property
+    def place(self) -> Place:
+        """Where the command's game lives: the chat, and its topic."""
+        return Place(self.chat_id, self.topic)
 
 
 def command_from(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Command | None:
@@ -120,6 +132,10 @@ def command_from(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Command 
         return None
     in_group = chat.type in GROUP_TYPES
     replied = message.reply_to_message
+    topic, topic_title = topic_of(message) if in_group else (None, "")
+    if replied is not None and replied.forum_topic_created is not None:
+        # A message in a topic that replies to nothing "replies" to the topic's creation.
+        replied = None
     return Command(
         update_id=update.update_id,
         asker=Asker(
@@ -127,8 +143,11 @@ def command_from(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Command 
             user.language_code,
             chat_id=chat.id,
             message_id=message.message_id if in_group else None,
+            topic=topic,
             as_chat=written_as_chat(message, user),
         ),
+        topic=topic,
+        topic_title=topic_title,
         chat_id=chat.id,
         in_group=in_group,
         title=chat.title or "",
@@ -143,6 +162,19 @@ def command_from(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Command 
             else None
         ),
     )
+
+
+def topic_of(message: Message) -> tuple[int | None, str]:
+    """The forum topic a message was written in, and its name when the message shows it (the
+    topic's creation, which a message in a topic replies to unless it replies to another).
+    A reply in a group without topics carries a thread too: only a topic message counts."""
+    if not message.is_topic_message or message.message_thread_id is None:
+        return None, ""
+    created = message.forum_topic_created
+    replied = message.reply_to_message
+    if created is None and replied is not None:
+        created = replied.forum_topic_created
+    return message.message_thread_id, created.name if created is not None else ""
 
 
 def written_as_chat(message: Message, sender: User) -> bool:
@@ -226,12 +258,13 @@ class Shell:
         if chat_id is None:
             return
         in_group = chat_id < 0
-        if in_group and not await self.store.budget.take_for_reply(chat_id, self.clock()):
-            log.info("chat %s over its budget: a reply to %s dropped", chat_id, asker.user_id)
+        place = Place(chat_id, asker.topic)
+        if in_group and not await self.store.budget.take_for_reply(place, self.clock()):
+            log.info("chat %s over its budget: a reply to %s dropped", place, asker.user_id)
             return
-        await self.sender.send(chat_id, view, reply_to=asker.message_id)
+        await self.sender.send(place, view, reply_to=asker.message_id)
         if in_group:
-            await self.publisher.bring_table_down(chat_id)
+            await self.publisher.bring_table_down(place)
 
     async def reply(self, asker: Asker, text: str, **fields: str) -> None:
         tr = await self.language_of(asker)

@@ -21,6 +21,7 @@ from tgcheat.engine.rules import (
 from tgcheat.engine.state import Claim, GameState
 from tgcheat.i18n import Translator
 from tgcheat.table.computers import is_computer
+from tgcheat.table.place import Place, Where
 
 MAX_NAME_CHARS = 64
 #: Telegram allows a group title of 128 characters.
@@ -178,12 +179,19 @@ def deep_link(bot_username: str, payload: str) -> str:
     return f"https://t.me/{bot_username}?start={payload}"
 
 
-def join_payload(chat_id: int) -> str:
-    return f"j{chat_id}"
+def join_payload(where: Where) -> str:
+    return f"j{_payload_place(where)}"
 
 
-def hand_payload(chat_id: int) -> str:
-    return f"h{chat_id}"
+def hand_payload(where: Where) -> str:
+    return f"h{_payload_place(where)}"
+
+
+def _payload_place(where: Where) -> str:
+    """A place in a /start link: the chat id, and a topic after an underscore (a link's
+    payload may hold letters, digits, "_" and "-" only)."""
+    place = Place.of(where)
+    return str(place.chat_id) if place.topic is None else f"{place.chat_id}_{place.topic}"
 
 
 def count_cards(tr: Translator, count: int) -> str:

@@ -192,12 +192,12 @@ def _answer_rows(
     """What the player answers in private (``private_answers``): last cards, the last play
     when only they may call Cheat!, or a vote on someone's request to pass."""
     rows: list[list[Button]] = []
-    chat_id, game_id = session.chat_id, session.game_id
+    chat_id, game_id, topic = session.chat_id, session.game_id, session.topic
     final = answers.final
     if final is not None:
         lines += ["", tr._("⏳ Last cards! {claim}").format(claim=claim_line(tr, state, final))]
-        accept = ClaimPress(Op.ACCEPT, chat_id, game_id, final.number)
-        cheat = ClaimPress(Op.CHALLENGE, chat_id, game_id, final.number)
+        accept = ClaimPress(Op.ACCEPT, chat_id, game_id, final.number, topic)
+        cheat = ClaimPress(Op.CHALLENGE, chat_id, game_id, final.number, topic)
         rows.append(
             [
                 button(tr._("✅ I believe you"), callback_data=accept.encode()),
@@ -211,7 +211,7 @@ def _answer_rows(
                 claim=claim_line(tr, state, claim)
             ),
         ]
-        challenge = ClaimPress(Op.CHALLENGE, chat_id, game_id, claim.number)
+        challenge = ClaimPress(Op.CHALLENGE, chat_id, game_id, claim.number, topic)
         rows.append([button(tr._("❗ Cheat!"), callback_data=challenge.encode())])
     if answers.vote_for is not None:
         lines += [
@@ -220,8 +220,8 @@ def _answer_rows(
                 name=name_html(state.players[answers.vote_for].name)
             ),
         ]
-        yes = TurnPress(Op.VOTE_YES, chat_id, game_id, state.plays)
-        no = TurnPress(Op.VOTE_NO, chat_id, game_id, state.plays)
+        yes = TurnPress(Op.VOTE_YES, chat_id, game_id, state.plays, topic)
+        no = TurnPress(Op.VOTE_NO, chat_id, game_id, state.plays, topic)
         rows.append(
             [
                 button(tr._("👍 Yes"), callback_data=yes.encode()),
@@ -254,7 +254,9 @@ def _play_rows(
     either ▶️ Play with the claim, alone on its row, or, when no rank is required, a grid of the
     ranks to claim ("= Q"); then ✖️ Clear and a way to pass. ``lines`` gets what to tap next."""
     selection = encode_selection(selected)
-    picks = HandPress(Op.PICK, session.chat_id, session.game_id, state.plays, selection)
+    picks = HandPress(
+        Op.PICK, session.chat_id, session.game_id, state.plays, selection, topic=session.topic
+    )
     labels = [
         _pick_label(tr, rank, count, selected[rank], state.required) for rank, count in held.items()
     ]
@@ -265,12 +267,18 @@ def _play_rows(
     rows = in_rows(buttons, width=_pick_row_width(tr, held, state.required))
     total = sum(selected.values())
     more = total < play_limit(state, seat)
-    clear = HandPress(Op.CLEAR, session.chat_id, session.game_id, state.plays)
+    clear = HandPress(Op.CLEAR, session.chat_id, session.game_id, state.plays, topic=session.topic)
     clear_row = [button(tr._("✖️ Clear"), callback_data=clear.encode())]
     if total and state.required is not None:
         lines.append(tr._("Tap ▶️ Play, or more cards.") if more else tr._("Tap ▶️ Play."))
         play = HandPress(
-            Op.PLAY, session.chat_id, session.game_id, state.plays, selection, state.required
+            Op.PLAY,
+            session.chat_id,
+            session.game_id,
+            state.plays,
+            selection,
+            state.required,
+            session.topic,
         )
         label = tr._("▶️ Play: {claim}").format(claim=claim_phrase(tr, total, state.required))
         # The Play button has a row of its own: the widest target, and never mistaken for Clear.
@@ -283,7 +291,9 @@ def _play_rows(
             if more
             else tr._("Now tap the rank you claim.")
         )
-        play = HandPress(Op.PLAY, session.chat_id, session.game_id, state.plays, selection)
+        play = HandPress(
+            Op.PLAY, session.chat_id, session.game_id, state.plays, selection, topic=session.topic
+        )
         claims = [
             button(_claim_label(tr, rank), callback_data=data)
             for rank, data in zip(CLAIMABLE_RANKS, play.encode_each(CLAIMABLE_RANKS), strict=True)
@@ -295,7 +305,7 @@ def _play_rows(
         rows.append([honest])
     if can_pass(state, seat):
         label = tr._("🙋 Ask to pass") if state.rules.passing is Passing.VOTE else tr._("⏭ Pass")
-        press = TurnPress(Op.PASS, session.chat_id, session.game_id, state.plays)
+        press = TurnPress(Op.PASS, session.chat_id, session.game_id, state.plays, session.topic)
         rows.append([button(label, callback_data=press.encode())])
     return rows
 

@@ -52,12 +52,12 @@ def lobby_view(tr: Translator, session: Session, lobby: Lobby, bot_username: str
     status = _start_status(tr, session, lobby)
     if status:
         lines.append(status)
-    press = TablePress(Op.START, session.chat_id, session.game_id)
-    leave = TablePress(Op.LEAVE, session.chat_id, session.game_id)
-    cancel = TablePress(Op.CANCEL, session.chat_id, session.game_id)
+    press = TablePress(Op.START, session.chat_id, session.game_id, session.topic)
+    leave = TablePress(Op.LEAVE, session.chat_id, session.game_id, session.topic)
+    cancel = TablePress(Op.CANCEL, session.chat_id, session.game_id, session.topic)
     rows = [
         [
-            button(tr._("➕ Join"), url=deep_link(bot_username, join_payload(session.chat_id))),
+            button(tr._("➕ Join"), url=deep_link(bot_username, join_payload(session.place))),
             button(tr._("🚪 Leave"), callback_data=leave.encode()),
         ],
         _computer_row(tr, session, lobby),
@@ -94,11 +94,15 @@ def _computer_row(tr: Translator, session: Session, lobby: Lobby) -> list[Button
     row = []
     if not lobby.full:
         for level in Level:
-            add = ComputerPress(Op.ADD_COMPUTER, session.chat_id, session.game_id, level)
+            add = ComputerPress(
+                Op.ADD_COMPUTER, session.chat_id, session.game_id, level, session.topic
+            )
             label = f"➕🤖 {level_name(tr, level)}"
             row.append(button(label, callback_data=add.encode()))
     if any(is_computer(user_id) for user_id, _ in lobby.players):
-        remove = ComputerPress(Op.REMOVE_COMPUTER, session.chat_id, session.game_id)
+        remove = ComputerPress(
+            Op.REMOVE_COMPUTER, session.chat_id, session.game_id, topic=session.topic
+        )
         row.append(button("➖🤖", callback_data=remove.encode()))
     return row
 
@@ -133,9 +137,9 @@ def _start_status(tr: Translator, session: Session, lobby: Lobby) -> str:
 def ping_view(tr: Translator, session: Session, bot_username: str) -> View:
     """A next-game ping in a signed-up person's private chat (/notify)."""
     text = tr._("🔔 A new game of Cheat is open in {group}.").format(
-        group=title_html(session.title)
+        group=title_html(session.place_title)
     )
-    join = button(tr._("➕ Join"), url=deep_link(bot_username, join_payload(session.chat_id)))
+    join = button(tr._("➕ Join"), url=deep_link(bot_username, join_payload(session.place)))
     return page(tr, text, keyboard([[join]]))
 
 

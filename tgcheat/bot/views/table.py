@@ -140,10 +140,12 @@ def _table_keyboard(
     answer = table_answer(state)
     if answer is not None:
         number = answer.claim.number
-        challenge = ClaimPress(Op.CHALLENGE, session.chat_id, session.game_id, number)
+        challenge = ClaimPress(
+            Op.CHALLENGE, session.chat_id, session.game_id, number, session.topic
+        )
         cheat = button(tr._("❗ Cheat!"), callback_data=challenge.encode())
         if answer.believe:
-            accept = ClaimPress(Op.ACCEPT, session.chat_id, session.game_id, number)
+            accept = ClaimPress(Op.ACCEPT, session.chat_id, session.game_id, number, session.topic)
             rows.append(
                 [
                     button(tr._("✅ I believe you"), callback_data=accept.encode()),
@@ -154,7 +156,7 @@ def _table_keyboard(
             rows.append([cheat])
     if not session.against_computer:
         # In a game against the computer the hand is in the same chat, just below.
-        link = deep_link(bot_username, hand_payload(session.chat_id))
+        link = deep_link(bot_username, hand_payload(session.place))
         rows.append([button(tr._("🃏 My cards"), url=link)])
     return keyboard(rows)
 
@@ -212,7 +214,7 @@ def scoreboard_lines(tr: Translator, match: Match) -> list[str]:
 
 
 def next_game_markup(tr: Translator, session: Session) -> Keyboard:
-    press = TablePress(Op.NEXT_GAME, session.chat_id, session.game_id)
+    press = TablePress(Op.NEXT_GAME, session.chat_id, session.game_id, session.topic)
     return mirrored(tr, keyboard([[button(tr._("▶️ Next game"), callback_data=press.encode())]]))
 
 
@@ -231,11 +233,11 @@ def final_table_view(tr: Translator, session: Session, state: GameState, result:
     if match is not None and not match.finished:
         markup = next_game_markup(tr, session)
     else:
-        again = TablePress(Op.PLAY_AGAIN, session.chat_id, session.game_id)
+        again = TablePress(Op.PLAY_AGAIN, session.chat_id, session.game_id, session.topic)
         row = [button(tr._("🔁 Play again"), callback_data=again.encode())]
         if not session.against_computer:
             # Those who cannot play again now hear of the group's next game in private.
-            notify = TablePress(Op.NOTIFY, session.chat_id, session.game_id)
+            notify = TablePress(Op.NOTIFY, session.chat_id, session.game_id, session.topic)
             row.append(button(tr._("🔔 Next game"), callback_data=notify.encode()))
         markup = mirrored(tr, keyboard([row]))
     return View(directed(tr, "\n".join(lines)), markup)
