@@ -28,7 +28,14 @@ from tgcheat.engine.state import GameState, Phase
 from tgcheat.i18n import Translator, translator
 from tgcheat.store.budget import Held
 from tgcheat.store.games import GameStore
-from tgcheat.store.messages import TABLE_ROLE, hand_role
+from tgcheat.store.messages import (
+    FORMER_HAND,
+    TABLE_ROLE,
+    WITH_BUTTONS,
+    WITHOUT_BUTTONS,
+    HandMessage,
+    hand_role,
+)
 from tgcheat.store.outbox import MustShow
 from tgcheat.table.audiences import Announcement, Audience, audience
 from tgcheat.table.computers import is_computer
@@ -380,7 +387,20 @@ class Publisher:
             session, state, shown, messages, showing, alongside=table, also_keep=buried
         )
         if shown.ended:
+            await self._delete_retired(session)
             await self.store.messages.clear(session.place, keep_table=True)
+
+    async def _delete_retired(self, session: Session) -> None:
+        """The former hand messages of a game that ended, one request per player. Best
+        effort: one left behind is a hand without buttons, nothing the game needs."""
+        messages = (await self.store.read(session.place)).messages
+        jobs = [
+            self.sender.delete_many(user_id, messages.retired_of(user_id))
+            for user_id in {user for user, _ in messages.retired}
+        ]
+        for outcome in await asyncio.gather(*jobs, return_exceptions=True):
+            if isinstance(outcome, Exception):
+                log.info("former hand messages not deleted: %s", outcome)
 
     async def _count(self, session: Session) -> None:
         """A finished game's statistics, counted before its result is shown: a process that
@@ -456,12 +476,14 @@ class Publisher:
         (What the change owed the players is its entry's: the clock shows it when the first
         delivery's lease is over.)"""
         hand_jobs = []
+        drawn: dict[int, HandMessage] = {}
         for seat in state.active_seats():
             user_id = state.players[seat].user_id
             old = messages.hand(user_id)
             if old is not None and not is_computer(user_id):
                 tr = translator(session.language_of(user_id))
                 view = views.hand_view(tr, session, state, seat, session.place_title)
+                drawn[user_id] = _hand_message(user_id, old, view)
                 hand_jobs.append(self._edit_only(user_id, old, view))
         hands = asyncio.gather(*hand_jobs)
         table = messages.table
@@ -482,7 +504,12 @@ class Publisher:
             outcomes, _ = await asyncio.gather(hands, table_edit)
         await self._hold_hands(session.place, outcomes)
         shown_hands = [user_id for user_id, outcome in outcomes if outcome == 0]
-        await self._record(session.place, showing, hands=shown_hands)
+        await self._record(
+            session.place,
+            showing,
+            hands=shown_hands,
+            hand_messages=[drawn[user_id] for user_id in shown_hands],
+        )
 
     async def _edit_only(self, user_id: int, message_id: int, view: views.View) -> tuple[int, int]:
         """A hand edited in place, never posted (``catch_up``); HELD in a flood wait."""
@@ -563,7 +590,7 @@ class Publisher:
         time); ``also_keep`` is written with the hands' ids and the versions shown, in one
         write. A hand whose request failed is shown again by the clock."""
         try:
-            jobs = self._hand_jobs(session, state, shown, messages)
+            jobs, drawn = self._hand_jobs(session, state, shown, messages)
         except BaseException:
             if alongside is not None:
                 alongside.close()  # never started: nothing to wait for
@@ -599,11 +626,21 @@ class Publisher:
         # Those a flood wait holds are shown by the clock; the unreachable never will be.
         showing.hands.difference_update(user_id for user_id, outcome in results if outcome != 0)
         showing.hands.difference_update(sent)
+        hand_messages = []
+        for user_id, outcome in results:
+            old = messages.hand(user_id)
+            if outcome > 0:
+                hand_messages.append(_hand_message(user_id, outcome, drawn[user_id]))
+                if old is not None and old != outcome:
+                    hand_messages.append(HandMessage(user_id, old, FORMER_HAND))
+            elif outcome == 0 and old is not None and user_id in drawn:
+                hand_messages.append(_hand_message(user_id, old, drawn[user_id]))
         await self._record(
             session.place,
             showing,
             ids=also_keep.merged(MessageIds(hands=sent, told=frozenset(unreachable))),
             hands=[user_id for user_id, outcome in results if outcome >= 0],
+            hand_messages=hand_messages,
         )
         await self._hold_hands(session.place, results)
         if failed:
@@ -620,10 +657,12 @@ class Publisher:
         state: GameState,
         shown: Audience,
         messages: MessageIds,
-    ) -> list[Coroutine[Any, Any, tuple[int, int]]]:
+    ) -> tuple[list[Coroutine[Any, Any, tuple[int, int]]], dict[int, views.View]]:
         """A request (not yet started) for each hand to show anew: a new message for those
-        notified, an edit for the others."""
+        notified (the former one left in place: it goes at the game's end, or at once should
+        it have buttons, see ``_record``), an edit for the others; and the view each shows."""
         jobs: list[Coroutine[Any, Any, tuple[int, int]]] = []
+        drawn: dict[int, views.View] = {}
         for seat in sorted(shown.hands):
             user_id = state.players[seat].user_id
             if is_computer(user_id):
@@ -634,11 +673,12 @@ class Publisher:
             view = views.hand_view(
                 translator(session.language_of(user_id)), session, state, seat, session.place_title
             )
+            drawn[user_id] = view
             if seat in shown.notified or old is None:
-                jobs.append(self._repost(session.place, user_id, old, view))
+                jobs.append(self._repost(session.place, user_id, None, view))
             else:
                 jobs.append(self._edit_hand(user_id, old, view))
-        return jobs
+        return jobs, drawn
 
     async def _repost(
         self, group: Place, user_id: int, old: int | None, view: views.View
@@ -723,9 +763,11 @@ class Publisher:
         *,
         ids: MessageIds = _NOTHING_TO_KEEP,
         hands: Iterable[int] = (),
+        hand_messages: Iterable[HandMessage] = (),
     ) -> None:
         """Keep ``ids`` and which version the messages just shown draw ("latest state wins"):
-        one of them that a newer version reached first is shown again by the clock."""
+        one of them that a newer version reached first is shown again by the clock. A former
+        hand message that has buttons (an edit reached it late) is deleted now."""
         roles = [hand_role(user_id) for user_id in hands]
         table_message = None
         if showing.table_shown:
@@ -738,7 +780,10 @@ class Publisher:
             ids=ids,
             shown=roles,
             table_message=table_message,
+            hand_messages=hand_messages,
         )
+        for user_id, message_id in recorded.gone:
+            await self._delete(place, user_id, message_id)
         if recorded.overtaken:
             log.info(
                 "chat %s: %s overtaken by a newer state, shown again", place, recorded.overtaken
@@ -888,6 +933,10 @@ async def _through_a_redis_restart(job: Callable[[], Awaitable[Any]]) -> None:
                 raise
             await asyncio.sleep(delay)
             delay = min(delay * 2, 1.0)
+
+
+def _hand_message(user_id: int, message_id: int, view: views.View) -> HandMessage:
+    return HandMessage(user_id, message_id, WITH_BUTTONS if view.markup else WITHOUT_BUTTONS)
 
 
 async def _nothing_for(user_id: int) -> tuple[int, int]:

@@ -24,7 +24,7 @@ import logging
 import math
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from http import HTTPStatus
 from typing import Any
 
@@ -52,6 +52,8 @@ log = logging.getLogger(__name__)
 _NO_PREVIEW = {"is_disabled": True}
 #: Chats in a flood wait that one process remembers before it forgets those whose wait is over.
 _FLOODS_KEPT = 1024
+#: The most messages one deleteMessages request may name (Bot API).
+DELETE_AT_ONCE = 100
 
 
 def wall_clock_ms() -> int:
@@ -270,6 +272,18 @@ class Sender:
         except (BadRequest, Forbidden) as error:
             # Already gone, or too old to delete (48 h): nothing is lost either way.
             log.info("message %s/%s not deleted: %s", chat_id, message_id, error.message)
+
+
+    async def delete_many(self, chat: Where, message_ids: Sequence[int]) -> None:
+        """Delete messages of one chat, up to ``DELETE_AT_ONCE`` a request; ChatFlooded in a
+        flood wait. Those already gone or too old are skipped by Telegram."""
+        chat_id = Place.of(chat).chat_id
+        for start in range(0, len(message_ids), DELETE_AT_ONCE):
+            batch = list(message_ids[start : start + DELETE_AT_ONCE])
+            try:
+                await self.call("deleteMessages", {"chat_id": chat_id, "message_ids": batch})
+            except (BadRequest, Forbidden) as error:
+                log.info("messages of %s not deleted: %s", chat_id, error.message)
 
 
 def _replaces(waiting: JsonParams, answer: JsonParams) -> bool:

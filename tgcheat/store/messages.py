@@ -29,11 +29,15 @@ from tgcheat.table.place import Place, Where
 from tgcheat.table.session import MessageIds
 
 # The names after MESSAGE_FIELD: "table", "hand:<user id>" (the message id),
-# "told:<user id>" (1: the group was told) and "buried" (1: the table is not the last message).
+# "told:<user id>" (1: the group was told), "buried" (1: the table is not the last message),
+# "old:<user id>:<message id>" (a former hand message left until the game ends) and
+# "btn:<user id>:<message id>" (a hand message last drawn with buttons).
 _TABLE = "table"
 _HAND = "hand:"
 _TOLD = "told:"
 _BURIED = "buried"
+#: Written by RECORD_SCRIPT alone (tgcheat.store.scripts).
+_RETIRED = "old:"
 TABLE_FIELD = MESSAGE_FIELD + _TABLE
 _NO_IDS = MessageIds()
 
@@ -83,6 +87,7 @@ class Messages:
         ids: MessageIds = _NO_IDS,
         shown: Iterable[str] = (),
         table_message: int | None = None,
+        hand_messages: Iterable[HandMessage] = (),
     ) -> Recorded:
         """Keep ``ids`` (as ``add``) and that the messages ``shown`` ("table",
         "hand:<user id>", see ``hand_role``) were drawn from ``version``; those a newer
@@ -90,7 +95,8 @@ class Messages:
         ``table_message``: where the table was shown, which may have become a line of the
         history meanwhile."""
         roles = tuple(shown)
-        if ids.empty and not roles:
+        hands = tuple(hand_messages)
+        if ids.empty and not roles and not hands:
             return _NOTHING_RECORDED
         place = Place.of(where)
         if not ids.empty:
@@ -105,12 +111,15 @@ class Messages:
             fields=message_fields(ids),
             shown=roles,
             table_message=table_message,
+            hand_messages=((h.user_id, h.message_id, h.what) for h in hands),
         )
-        overtaken, history = await bounded(
+        overtaken, history, gone = await bounded(
             self._direct.run_script(self._record, call.keys, call.args)
         )
         return Recorded(
-            tuple(_text(role) for role in overtaken or ()), _text(history) if history else None
+            tuple(_text(role) for role in overtaken or ()),
+            _text(history) if history else None,
+            tuple(_user_and_message(_text(entry)) for entry in gone or ()),
         )
 
     async def clear(self, where: Where, *, keep_table: bool = False) -> None:
@@ -134,9 +143,29 @@ class Recorded(NamedTuple):
     overtaken: tuple[str, ...]
     #: The line of the history the table message shown has become, if it has.
     history: str | None
+    #: Former hand messages to delete now (user id, message id): one was given buttons again
+    #: by an edit that reached it late.
+    gone: tuple[tuple[int, int], ...] = ()
 
+
+class HandMessage(NamedTuple):
+    """A hand message just shown, with buttons or without, or a former one left in place."""
+
+    user_id: int
+    message_id: int
+    #: "b": shown with buttons; "n": shown without; "r": a former hand left in place.
+    what: str
+
+
+#: What a ``HandMessage`` is.
+WITH_BUTTONS, WITHOUT_BUTTONS, FORMER_HAND = "b", "n", "r"
 
 _NOTHING_RECORDED = Recorded((), None)
+
+
+def _user_and_message(entry: str) -> tuple[int, int]:
+    user, _, message = entry.partition(":")
+    return int(user), int(message)
 
 
 def _text(raw: bytes | str) -> str:
@@ -154,6 +183,7 @@ def message_ids(fields: dict[bytes, bytes]) -> MessageIds:
     hands: dict[int, int] = {}
     told: set[int] = set()
     buried = False
+    retired: set[tuple[int, int]] = set()
     prefix = len(MESSAGE_FIELD)
     for raw_name, value in fields.items():
         name = raw_name[prefix:].decode()
@@ -165,7 +195,10 @@ def message_ids(fields: dict[bytes, bytes]) -> MessageIds:
             hands[int(name[len(_HAND) :])] = int(value)
         elif name.startswith(_TOLD):
             told.add(int(name[len(_TOLD) :]))
-    return MessageIds(table, hands, frozenset(told), buried)
+        elif name.startswith(_RETIRED):
+            user_id, _, message_id = name[len(_RETIRED) :].partition(":")
+            retired.add((int(user_id), int(message_id)))
+    return MessageIds(table, hands, frozenset(told), buried, frozenset(retired))
 
 
 def message_fields(ids: MessageIds) -> list[tuple[str, int]]:

@@ -662,17 +662,39 @@ RECORD_SCRIPT = (
     TOKEN_BUCKET
     + OUTBOX
     + f"""
-if redis.call('EXISTS', KEYS[1]) == 0 then return {{{{}}, ''}} end
+if redis.call('EXISTS', KEYS[1]) == 0 then return {{{{}}, '', {{}}}} end
 local chat, version, now = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local history = ''
 if ARGV[4] ~= '' then
   history = redis.call('HGET', KEYS[1], '{HISTORY_FIELD}' .. ARGV[4]) or ''
 end
+-- Hand messages shown ("<user>:<message>:b" with buttons, ":n" without) and former ones left
+-- in place (":r"). A former hand must not keep buttons: whichever of a former hand and an
+-- edit that gave it buttons is recorded second names it to be deleted now.
+local gone = {{}}
+for entry in string.gmatch(ARGV[6], '[^,]+') do
+  local user, message, what = string.match(entry, '^(-?%d+):(%d+):(%a)$')
+  local former = '{MESSAGE_FIELD}old:' .. user .. ':' .. message
+  local buttons = '{MESSAGE_FIELD}btn:' .. user .. ':' .. message
+  if what == 'b' then
+    if redis.call('HDEL', KEYS[1], former) == 1 then
+      gone[#gone + 1] = user .. ':' .. message
+    else
+      redis.call('HSET', KEYS[1], buttons, '1')
+    end
+  elseif what == 'n' then
+    redis.call('HDEL', KEYS[1], buttons)
+  elseif redis.call('HDEL', KEYS[1], buttons) == 1 then
+    gone[#gone + 1] = user .. ':' .. message
+  else
+    redis.call('HSET', KEYS[1], former, '1')
+  end
+end
 local pairs_count = tonumber(ARGV[5])
 local fields = {{}}
-for i = 6, 5 + 2 * pairs_count do fields[#fields + 1] = ARGV[i] end
+for i = 7, 6 + 2 * pairs_count do fields[#fields + 1] = ARGV[i] end
 local overtaken, hands = {{}}, {{}}
-for i = 6 + 2 * pairs_count, #ARGV do
+for i = 7 + 2 * pairs_count, #ARGV do
   local role = ARGV[i]
   local field = '{SHOWN_FIELD}' .. role
   local shown = tonumber(redis.call('HGET', KEYS[1], field))
@@ -698,7 +720,7 @@ if #overtaken > 0 then
   keep(KEYS[2], 600000)
   due_by(KEYS[3], chat, now)
 end
-return {{overtaken, history}}
+return {{overtaken, history, gone}}
 """
 )
 
@@ -714,11 +736,14 @@ def record_call(
     fields: Iterable[tuple[str, int]],
     shown: Iterable[str],
     table_message: int | None = None,
+    hand_messages: Iterable[tuple[int, int, str]] = (),
 ) -> ScriptCall:
     """RECORD_SCRIPT's keys and arguments: message id fields to keep, and the roles of the
     messages shown at ``version`` ("table", "hand:<user id>"); ``table_message``: the message
-    the table was shown in."""
+    the table was shown in; ``hand_messages``: (user id, message id, what) for each hand
+    message shown with buttons ("b") or without ("n"), and each former one left ("r")."""
     pairs = [part for field_value in fields for part in field_value]
+    hands = ",".join(f"{user}:{message}:{what}" for user, message, what in hand_messages)
     return ScriptCall(
         [
             session_key,  # KEYS[1] the session hash
@@ -731,7 +756,8 @@ def record_call(
             now_ms,  # ARGV[3]
             "" if table_message is None else table_message,  # ARGV[4]
             len(pairs) // 2,  # ARGV[5] how many field/value pairs follow
-            *pairs,  # ARGV[6..]: field, value, ...
+            hands,  # ARGV[6] the hand messages shown and left
+            *pairs,  # ARGV[7..]: field, value, ...
             *shown,  # then the roles of the messages shown
         ],
     )

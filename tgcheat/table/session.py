@@ -131,9 +131,17 @@ class MessageIds:
     #: Another bot message was sent to the group after the table: the table is no longer the
     #: last one, and is posted anew when it is next shown.
     buried: bool = False
+    #: Former hand messages (user id, message id) left in the players' chats when a new one
+    #: came: without buttons, they read as what the hand was then. They go together when the
+    #: game ends (one request per player, not one per turn). Only as read from the store.
+    retired: frozenset[tuple[int, int]] = frozenset()
 
     def hand(self, user_id: int) -> int | None:
         return self.hands.get(user_id)
+
+    def retired_of(self, user_id: int) -> list[int]:
+        """A player's former hand messages, oldest first."""
+        return sorted(message for user, message in self.retired if user == user_id)
 
     def merged(self, other: MessageIds) -> MessageIds:
         """These ids updated by ``other`` (what was sent since they were read): a new table
@@ -144,8 +152,15 @@ class MessageIds:
             {**self.hands, **other.hands},
             self.told | other.told,
             other.buried if table_news else self.buried,
+            self.retired | other.retired,
         )
 
     @property
     def empty(self) -> bool:
-        return self.table is None and not self.hands and not self.told and not self.buried
+        return (
+            self.table is None
+            and not self.hands
+            and not self.told
+            and not self.buried
+            and not self.retired
+        )
