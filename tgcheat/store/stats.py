@@ -177,12 +177,7 @@ class Stats:
         and however often; True when this call found it not yet counted for everyone."""
         mark = game_mark(record.key)
         chat_key = self._keys.chat_stats(record.chat_id)
-        people: list[str | int] = []
-        if record.group_rows:
-            for line in record.lines:
-                people += [line.user_id, line.name, line.outcome, _numbers(line.added)]
-        args = [mark, RECENT_GAMES, STATS_TTL_S, int(record.group_rows), *people]
-        if not int(await bounded(self._chat(keys=[chat_key], args=args))):
+        if not await self._chat_step(record, mark, chat_key):
             return False
         group = str(record.chat_id) if record.group_rows else ""
         answers = await self._people_and_done(record, mark, chat_key, group)
@@ -199,6 +194,15 @@ class Stats:
                     pipe.hdel(self._keys.chat_stats(chat_id), f"n:{user_id}", f"s:{user_id}")
                 await bounded(pipe.execute())
         return True
+
+    async def _chat_step(self, record: GameRecord, mark: str, chat_key: str) -> bool:
+        """The chat's script: False when the game is counted for everyone already."""
+        people: list[str | int] = []
+        if record.group_rows:
+            for line in record.lines:
+                people += [line.user_id, line.name, line.outcome, _numbers(line.added)]
+        args = [mark, RECENT_GAMES, STATS_TTL_S, int(record.group_rows), *people]
+        return bool(int(await bounded(self._chat(keys=[chat_key], args=args))))
 
     async def _people_and_done(
         self, record: GameRecord, mark: str, chat_key: str, group: str
