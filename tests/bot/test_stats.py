@@ -48,8 +48,6 @@ async def _last_cards(bot: BotHarness, first: User, others: list[User], game_id:
     for user in (first, *others):
         await bot.start_private(user, f"h{GROUP_ID}")
     await play(bot, first, [Rank.TWO])
-    # What the clock still had to show of the last game, shown.
-    await _timers(bot).refresh_deferred_tables(int(time.time() * 1000) + 3 * OUTBOX_LEASE_MS)
 
 
 async def _believe(bot: BotHarness, user: User) -> dict[str, Any]:
