@@ -173,6 +173,42 @@ async def test_forgetme_asks_first_then_removes_the_persons_data(bot: BotHarness
     assert await bot.store.pings.take(GROUP_ID) == []
 
 
+async def test_forgetme_before_a_late_count_of_a_game_keeps_the_person_forgotten(
+    bot: BotHarness,
+) -> None:
+    """The final press's process commits the end of the game and dies before counting it;
+    Bob asks to be forgotten; then the clock shows the result and counts the game: not for
+    Bob (nor his row in the group's table), for the others as usual."""
+    await _last_cards(bot, ANN, [BOB, CAROL], "g1")
+    await _believe(bot, BOB)
+    session, _ = await bot.store.load(GROUP_ID)
+    assert session is not None and session.game is not None
+    claim = session.game.open_claims[-1].number
+    final = bot.updates.press(bot.fake, CAROL, GROUP_ID, has_op(Op.ACCEPT))
+    await bot.store.transact(
+        GROUP_ID,
+        lambda s: table.act(
+            s, game_id="g1", command=Believe(CAROL.id, claim), now_ms=int(time.time() * 1000)
+        ),
+        update_id=final["update_id"],
+        group_messages=group_messages,
+        must_show=must_show,
+    )
+    await bot.command(BOB, "/forgetme", private(BOB))
+    await bot.press(BOB, BOB.id, has_op(Op.FORGET))
+    await _timers(bot).refresh_deferred_tables(int(time.time() * 1000) + OUTBOX_LEASE_MS + 1_000)
+    assert "wins" in group_texts(bot)
+    assert await bot.store.stats.person(ANN.id) is not None
+    assert await bot.store.stats.person(BOB.id) is None
+    assert set(await bot.store.stats.group(GROUP_ID)) == {ANN.id, CAROL.id}
+    # A game that ends after his wish counts for him again.
+    await _last_cards(bot, ANN, [BOB, CAROL], "g2")
+    for user in (BOB, CAROL):
+        await _believe(bot, user)
+    assert await bot.store.stats.person(BOB.id) == Row(games=1, second=1)
+    assert set(await bot.store.stats.group(GROUP_ID)) == {ANN.id, BOB.id, CAROL.id}
+
+
 async def test_a_stopped_game_is_not_counted(bot: BotHarness) -> None:
     await _last_cards(bot, ANN, [BOB, CAROL], "g1")
     await bot.command(ANN, "/stop")

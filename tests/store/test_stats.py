@@ -68,3 +68,25 @@ async def test_a_count_interrupted_between_its_steps_is_completed_once(redis: Re
     assert await next_try.stats.count(_record("g2"))
     twice = dataclasses.replace(Row.of(2 * n for n in ANN_ONCE.numbers()), streak=2, best_streak=2)
     assert await next_try.stats.person(ANN) == twice
+
+
+async def test_a_game_counted_after_its_player_asked_to_be_forgotten_skips_them(
+    redis: Redis,
+) -> None:
+    """/forgetme while a game that ended before it is still to be counted (a late try: a
+    second process, the clock): neither Ann's statistics nor her row in the group's table come
+    back. Bob's count as usual; a game that ended after her wish counts for her again."""
+    store = GameStore(redis)
+    ended = 1_000_000
+    await store.stats.forget_person(ANN, ended + 5)
+    assert 0 < await redis.ttl(store.keys.person_stats(ANN)) <= 3600
+    assert await store.stats.count(dataclasses.replace(_record(), ended_ms=ended))
+    assert await store.stats.person(ANN) is None
+    assert await store.stats.person(BOB) == BOB_ONCE
+    assert await store.stats.group(CHAT) == {BOB: ("Bob", BOB_ONCE)}
+    assert await store.stats.count(dataclasses.replace(_record("g2"), ended_ms=ended + 10))
+    assert await store.stats.person(ANN) == ANN_ONCE
+    assert (await store.stats.group(CHAT))[ANN] == ("Ann", ANN_ONCE)
+    # Her groups are listed again: a second /forgetme finds her row.
+    await store.stats.forget_person(ANN, ended + 20)
+    assert ANN not in await store.stats.group(CHAT)
