@@ -5,6 +5,7 @@ the clock shows the result."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -23,10 +24,13 @@ from tgcheat.bot.callbacks import ForgetPress, Op
 from tgcheat.bot.publish import must_show
 from tgcheat.bot.timers import Timers
 from tgcheat.engine.cards import Rank
+from tgcheat.engine.game import can_accept, play_limit
+from tgcheat.engine.state import Phase
 from tgcheat.store.scripts import OUTBOX_LEASE_MS
 from tgcheat.table import transitions as table
 from tgcheat.table.audiences import group_messages
 from tgcheat.table.commands import Believe
+from tgcheat.table.computers import is_computer
 from tgcheat.table.stats import Row
 
 ANN, BOB, CAROL = User(1, "Ann"), User(2, "Bob"), User(3, "Carol")
@@ -48,8 +52,6 @@ async def _last_cards(bot: BotHarness, first: User, others: list[User], game_id:
     for user in (first, *others):
         await bot.start_private(user, f"h{GROUP_ID}")
     await play(bot, first, [Rank.TWO])
-    # What the clock still had to show of the last game, shown.
-    await _timers(bot).refresh_deferred_tables(int(time.time() * 1000) + 3 * OUTBOX_LEASE_MS)
 
 
 async def _believe(bot: BotHarness, user: User) -> dict[str, Any]:
@@ -171,6 +173,42 @@ async def test_forgetme_asks_first_then_removes_the_persons_data(bot: BotHarness
     assert await bot.store.pings.take(GROUP_ID) == []
 
 
+async def test_forgetme_before_a_late_count_of_a_game_keeps_the_person_forgotten(
+    bot: BotHarness,
+) -> None:
+    """The final press's process commits the end of the game and dies before counting it;
+    Bob asks to be forgotten; then the clock shows the result and counts the game: not for
+    Bob (nor his row in the group's table), for the others as usual."""
+    await _last_cards(bot, ANN, [BOB, CAROL], "g1")
+    await _believe(bot, BOB)
+    session, _ = await bot.store.load(GROUP_ID)
+    assert session is not None and session.game is not None
+    claim = session.game.open_claims[-1].number
+    final = bot.updates.press(bot.fake, CAROL, GROUP_ID, has_op(Op.ACCEPT))
+    await bot.store.transact(
+        GROUP_ID,
+        lambda s: table.act(
+            s, game_id="g1", command=Believe(CAROL.id, claim), now_ms=int(time.time() * 1000)
+        ),
+        update_id=final["update_id"],
+        group_messages=group_messages,
+        must_show=must_show,
+    )
+    await bot.command(BOB, "/forgetme", private(BOB))
+    await bot.press(BOB, BOB.id, has_op(Op.FORGET))
+    await _timers(bot).refresh_deferred_tables(int(time.time() * 1000) + OUTBOX_LEASE_MS + 1_000)
+    assert "wins" in group_texts(bot)
+    assert await bot.store.stats.person(ANN.id) is not None
+    assert await bot.store.stats.person(BOB.id) is None
+    assert set(await bot.store.stats.group(GROUP_ID)) == {ANN.id, CAROL.id}
+    # A game that ends after his wish counts for him again.
+    await _last_cards(bot, ANN, [BOB, CAROL], "g2")
+    for user in (BOB, CAROL):
+        await _believe(bot, user)
+    assert await bot.store.stats.person(BOB.id) == Row(games=1, second=1)
+    assert set(await bot.store.stats.group(GROUP_ID)) == {ANN.id, BOB.id, CAROL.id}
+
+
 async def test_a_stopped_game_is_not_counted(bot: BotHarness) -> None:
     await _last_cards(bot, ANN, [BOB, CAROL], "g1")
     await bot.command(ANN, "/stop")
@@ -186,3 +224,61 @@ async def test_a_group_the_bot_left_forgets_its_table(bot: BotHarness) -> None:
     bot.fake.kick_bot(GROUP_ID)
     await bot.feed(bot.updates.my_chat_member(bot.group, ANN, "member", "kicked"))
     assert await bot.store.stats.group(GROUP_ID) == {}
+
+
+async def _solo_game_to_the_end(bot: BotHarness, user: User) -> int:
+    """``user`` plays a private /play game against two computer players to its end (true
+    cards when they can, else one card; last cards believed); the winner's user id."""
+    await bot.start_private(user)
+    await bot.command(user, "/play 2", chat=private(user))
+    for _ in range(3000):
+        session, _ = await bot.store.load(user.id)
+        assert session is not None and session.game is not None
+        state = session.game
+        if state.phase is Phase.FINISHED:
+            assert state.result is not None and state.result.winner is not None
+            return state.players[state.result.winner].user_id
+        seat = state.seat_of(user.id)
+        assert seat is not None
+        if state.phase is Phase.PLAYING and state.turn == seat and not state.challenges:
+            hand = state.players[seat].hand
+            true = [c.rank for c in hand if c.rank is state.required]
+            await play(bot, user, true[: play_limit(state, seat)] or [hand[0].rank])
+        elif state.phase is Phase.FINAL_CHECK and can_accept(state, seat):
+            await bot.press(user, user.id, has_op(Op.ACCEPT))
+        else:
+            assert session.next_deadline_ms, f"nobody is to act at play {state.plays}"
+            await _timers(bot).fire_due(session.next_deadline_ms)
+    raise AssertionError("the game did not end")
+
+
+async def test_a_game_with_computer_players_counts_apart_and_in_no_groups_table(
+    bot: BotHarness, redis: Redis
+) -> None:
+    # Ann has a group game between people first: the solo game must leave it as it is.
+    await _last_cards(bot, ANN, [BOB, CAROL], "g1")
+    for user in (BOB, CAROL):
+        await _believe(bot, user)
+    before = await bot.store.stats.person(ANN.id)
+    assert before is not None and before.games == 1
+    group_before = await bot.store.stats.group(GROUP_ID)
+    winner = await _solo_game_to_the_end(bot, ANN)
+    won = int(winner == ANN.id)
+    assert won or is_computer(winner)
+    # Apart: the figures between people, the streak among them, stay as they were.
+    after = dataclasses.replace(before, computer_games=1, computer_wins=won)
+    assert await bot.store.stats.person(ANN.id) == after
+    await bot.command(ANN, "/stats", private(ANN))
+    mine = bot.fake.last_message(ANN.id).seen_text
+    assert f"🤖 With computer players (apart): games: 1 · wins: {won}" in mine
+    assert "Games: 1 · wins: 1 (100%)" in mine
+    # No group's table has a row of it: not Ann's private chat, not the group's changed.
+    assert await bot.store.stats.group(ANN.id) == {}
+    assert await bot.store.stats.group(GROUP_ID) == group_before
+    rows = [
+        field
+        async for key in redis.scan_iter(match="tgc:stats:chat:*")
+        for field in await redis.hkeys(key)
+        if field.startswith((b"s:", b"n:"))
+    ]
+    assert len(rows) == 2 * len(group_before)

@@ -109,3 +109,17 @@ async def test_replies_spend_the_budget_and_wait_for_nothing(redis: Redis) -> No
     ] * 2
     assert await redis.zscore("tgc:deferred-tables", CHAT) is None
     assert await store.budget.take_for_reply(CHAT, now + 3000)  # a token is back
+
+
+async def test_a_spend_stamped_earlier_than_the_last_takes_no_tokens_for_the_gap(
+    redis: Redis,
+) -> None:
+    """Two processes' clocks differ (or one ran ahead): a spend whose time is before the last
+    one's refills nothing, and must not charge the group for the gap either, which would hide
+    the next table edits until the clock caught up."""
+    store = GameStore(redis, group_messages_per_minute=60)  # a token a second
+    now_ms = int(time.time() * 1000)
+    assert await store.budget.take(CHAT, now_ms + 31_000)
+    assert await store.budget.take(CHAT, now_ms)
+    assert await store.budget.take(CHAT, now_ms + 1)
+    assert await redis.zscore("tgc:deferred-tables", CHAT) is None

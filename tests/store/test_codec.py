@@ -54,3 +54,11 @@ def test_a_six_player_game_is_small() -> None:
 def test_rules_keep_only_what_differs_from_the_defaults(players: int) -> None:
     session = game_session(players)
     assert b'"r":{}' in encode(session)
+
+
+def test_a_finished_game_keeps_when_it_ended() -> None:
+    finished = dataclasses.replace(game_session(), ended_ms=1_700_000_000_123)
+    assert decode(encode(finished)).ended_ms == 1_700_000_000_123
+    # A game still played, or stored before the time was kept, reads 0.
+    assert "em" not in orjson.loads(encode(game_session()))
+    assert decode(encode(game_session())).ended_ms == 0

@@ -64,6 +64,8 @@ def encode(session: Session) -> bytes:
         doc["tp"] = session.topic
     if session.topic_title:
         doc["tt"] = session.topic_title
+    if session.ended_ms:
+        doc["em"] = session.ended_ms
     return orjson.dumps(doc)
 
 
@@ -97,6 +99,7 @@ def decode(raw: bytes) -> Session:
         computer_players=ComputerPlayers.from_data(doc["cx"]) if "cx" in doc else None,
         topic=doc.get("tp"),
         topic_title=doc.get("tt", ""),
+        ended_ms=doc.get("em", 0),
     )
 
 

@@ -107,9 +107,14 @@ local function spend(key, cost, per_minute, now)
   local stored = redis.call('HMGET', key, 'tokens', 'at')
   local tokens = tonumber(stored[1]) or burst
   local at = tonumber(stored[2]) or now
+  -- A time before the last spend's (another process's clock is ahead of this one's) refills
+  -- nothing and costs nothing: charging the gap would overdraw the group and hide its table
+  -- edits until the clocks agree again. The stamp follows the spender, so that the next spend
+  -- on this clock refills from here (clocks apart by a few ms refill a few ms more).
+  local elapsed = math.max(0, now - at)
   -- Announcements are sent even over budget, but the debt has a floor, so that a group that
   -- played fast catches up within a few tokens' time once play slows down.
-  tokens = math.max(-burst, math.min(burst, tokens + (now - at) * rate) - cost)
+  tokens = math.max(-burst, math.min(burst, tokens + elapsed * rate) - cost)
   redis.call('HSET', key, 'tokens', tostring(tokens), 'at', now)
   keep(key, 600000)
   return tokens

@@ -42,8 +42,12 @@ RECENT_GAMES = 8
 MAX_GROUPS = 64
 #: Statistics not added to for this long are forgotten (a person's, a group's).
 STATS_TTL_S = 365 * 24 * 3600
+#: How long /forgetme's mark stays: a game that ended before it is not counted for the person
+#: when its count comes late (a second process, the clock showing a result whose publisher
+#: died: within minutes), nor does it bring back their row in the group's table.
+FORGOTTEN_MARK_S = 3600
 
-_NAME, _ROW, _RECENT, _GROUPS = b"n", b"s", "r", "gs"
+_NAME, _ROW, _RECENT = b"n", b"s", "r"
 _DONE, _GAMES = "d", b"g"
 
 _HELPERS = f"""
@@ -108,12 +112,21 @@ return 1
 )
 
 # A person's step (KEYS: their hash; ARGV: the game, RECENT_GAMES, the TTL, the name, the
-# outcome, the numbers added, the group whose table has their row now or '', MAX_GROUPS).
-# Returns 'dup' for a game counted already, else the group that fell out of their list, or ''.
+# outcome, the numbers added, the group whose table has their row now or '', MAX_GROUPS, when
+# the game ended (ms), FORGOTTEN_MARK_S in ms). Returns 'dup' for a game counted already,
+# 'forgotten' for one that ended before the person asked to be forgotten (field 'f', left by
+# forget_person), else the group that fell out of their list, or ''.
 _PERSON = (
     _HELPERS
     + """
 local key, game = KEYS[1], ARGV[1]
+local forgot = tonumber(redis.call('HGET', key, 'f'))
+if forgot then
+  local ended = tonumber(ARGV[9])
+  if ended <= forgot then return 'forgotten' end
+  -- A game ended this long after the wish: no earlier game can still be on its way.
+  if ended - forgot > tonumber(ARGV[10]) then redis.call('HDEL', key, 'f') end
+end
 local counted = redis.call('HGET', key, 'r') or ''
 if has(counted, game) then return 'dup' end
 redis.call('HSET', key, 'r', remembered(counted, game, tonumber(ARGV[2])), 'n', ARGV[4])
@@ -143,6 +156,16 @@ return 1
 """
 )
 
+# /forgetme on a person's hash (KEYS: it; ARGV: now in ms, FORGOTTEN_MARK_S): it keeps only the
+# time of the wish, for a while. Returns the groups whose tables had a row of theirs.
+_FORGET = """
+local groups = redis.call('HGET', KEYS[1], 'gs') or ''
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'f', ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+return groups
+"""
+
 
 def game_mark(key: str) -> str:
     """A game's key as the hashes remember it: short, the same in every process."""
@@ -169,6 +192,7 @@ class Stats:
         self._chat = redis.register_script(_CHAT)
         self._person = redis.register_script(_PERSON)
         self._done = redis.register_script(_DONE_SCRIPT)
+        self._forget = redis.register_script(_FORGET)
         #: The person's and the done scripts are known to Redis (loaded by this process).
         self._loaded = False
 
@@ -177,28 +201,36 @@ class Stats:
         and however often; True when this call found it not yet counted for everyone."""
         mark = game_mark(record.key)
         chat_key = self._keys.chat_stats(record.chat_id)
-        people: list[str | int] = []
-        if record.group_rows:
-            for line in record.lines:
-                people += [line.user_id, line.name, line.outcome, _numbers(line.added)]
-        args = [mark, RECENT_GAMES, STATS_TTL_S, int(record.group_rows), *people]
-        if not int(await bounded(self._chat(keys=[chat_key], args=args))):
+        if not await self._chat_step(record, mark, chat_key):
             return False
         group = str(record.chat_id) if record.group_rows else ""
         answers = await self._people_and_done(record, mark, chat_key, group)
-        dropped = [
-            (line.user_id, int(_text(answer)))
-            for line, answer in zip(record.lines, answers, strict=False)
-            if _text(answer) not in ("", "dup")
-        ]
+        dropped = []
+        for line, answer in zip(record.lines, answers, strict=False):
+            said = _text(answer)
+            if said == "forgotten" and record.group_rows:
+                # The chat's step gave them a row again: it goes as /forgetme's did.
+                dropped.append((line.user_id, record.chat_id))
+            elif said not in ("", "dup", "forgotten"):
+                dropped.append((line.user_id, int(said)))
         if dropped:
-            # Rare: a person's list of groups was full. Their row goes from the group that
-            # fell out of it, so that no row is left that /forgetme would not find.
+            # Rare: a person's list of groups was full (their row goes from the group that
+            # fell out of it, so that no row is left that /forgetme would not find), or they
+            # asked to be forgotten after the game ended.
             async with self._redis.pipeline(transaction=False) as pipe:
                 for user_id, chat_id in dropped:
                     pipe.hdel(self._keys.chat_stats(chat_id), f"n:{user_id}", f"s:{user_id}")
                 await bounded(pipe.execute())
         return True
+
+    async def _chat_step(self, record: GameRecord, mark: str, chat_key: str) -> bool:
+        """The chat's script: False when the game is counted for everyone already."""
+        people: list[str | int] = []
+        if record.group_rows:
+            for line in record.lines:
+                people += [line.user_id, line.name, line.outcome, _numbers(line.added)]
+        args = [mark, RECENT_GAMES, STATS_TTL_S, int(record.group_rows), *people]
+        return bool(int(await bounded(self._chat(keys=[chat_key], args=args))))
 
     async def _people_and_done(
         self, record: GameRecord, mark: str, chat_key: str, group: str
@@ -216,7 +248,10 @@ class Stats:
                     for line in record.lines:
                         person = self._keys.person_stats(line.user_id)
                         pipe.evalsha(
-                            self._person.sha, 1, person, *self._person_args(mark, line, group)
+                            self._person.sha,
+                            1,
+                            person,
+                            *self._person_args(mark, line, group, record.ended_ms),
                         )
                     pipe.evalsha(self._done.sha, 1, chat_key, mark, RECENT_GAMES)
                     return cast(list[bytes | str | None], await bounded(pipe.execute()))
@@ -227,7 +262,7 @@ class Stats:
         raise AssertionError("unreachable")
 
     @staticmethod
-    def _person_args(mark: str, line: Line, group: str) -> list[str | int]:
+    def _person_args(mark: str, line: Line, group: str, ended_ms: int) -> list[str | int]:
         return [
             mark,
             RECENT_GAMES,
@@ -237,6 +272,8 @@ class Stats:
             _numbers(line.added),
             group,
             MAX_GROUPS,
+            ended_ms,
+            FORGOTTEN_MARK_S * 1000,
         ]
 
     async def person(self, user_id: int) -> Row | None:
@@ -259,13 +296,17 @@ class Stats:
                 rows[int(user)] = _row(value)
         return {user_id: (names.get(user_id, ""), row) for user_id, row in rows.items()}
 
-    async def forget_person(self, user_id: int) -> None:
+    async def forget_person(self, user_id: int, now_ms: int) -> None:
         """/forgetme: a person's statistics, their rows in the groups' tables, their next-game
-        sign-ups in those groups and their settings (language, /play rules) go."""
+        sign-ups in those groups and their settings (language, /play rules) go. Their hash
+        keeps only the time of the wish, for ``FORGOTTEN_MARK_S``: a game that ended before it
+        and is counted only now (a late try) is not counted for them."""
         person = self._keys.person_stats(user_id)
-        groups = _text(await bounded(self._redis.hget(person, _GROUPS))).split()
+        # At once, so that a game counted meanwhile leaves no row in a group not listed.
+        raw = await bounded(self._forget(keys=[person], args=[now_ms, FORGOTTEN_MARK_S]))
+        groups = _text(raw).split()
         async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.delete(person, self._keys.chat_stats(user_id), self._keys.user(user_id))
+            pipe.delete(self._keys.chat_stats(user_id), self._keys.user(user_id))
             for group in groups:
                 pipe.hdel(self._keys.chat_stats(int(group)), f"n:{user_id}", f"s:{user_id}")
                 pipe.srem(self._keys.pings(int(group)), user_id)

@@ -39,10 +39,12 @@ def advance(session: Session, state: GameState, events: Sequence[Event], now_ms:
     if players is not None and session.game is not None:
         # Each computer player remembers what it saw of this change.
         players = players.remember(session.game, events, state)
+    ended = state.phase is Phase.FINISHED and not was_finished
     return dataclasses.replace(
         session,
         game=state,
         match=match,
+        ended_ms=now_ms if ended else session.ended_ms,
         computer_players=players,
         deadline_ms=game_deadline(previous, state, events, now_ms),
         computers_due_ms=computers_due(session, state, events, now_ms),

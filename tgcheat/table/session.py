@@ -68,6 +68,9 @@ class Session:
     topic: int | None = None
     #: The topic's name, when Telegram showed it; players' private messages name it.
     topic_title: str = ""
+    #: When the game ended (Unix milliseconds); 0 while it goes on. The statistics skip a
+    #: finished game for a person who asked to be forgotten after it (tgcheat.store.stats).
+    ended_ms: int = 0
 
     @property
     def place(self) -> Place:

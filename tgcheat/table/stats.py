@@ -115,6 +115,8 @@ class GameRecord:
     in_group: bool
     with_computers: bool
     lines: tuple[Line, ...]
+    #: When the game ended (Unix ms; 0: not known, a game stored before this was kept).
+    ended_ms: int = 0
 
     @property
     def group_rows(self) -> bool:
@@ -169,6 +171,7 @@ def game_record(session: Session) -> GameRecord | None:
         in_group=session.chat_id < 0,
         with_computers=with_computers,
         lines=tuple(lines),
+        ended_ms=session.ended_ms,
     )
 
 

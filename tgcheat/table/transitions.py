@@ -202,6 +202,7 @@ def next_game(
         notice=None,
         tally=GameTally(),
         computer_players=None,
+        ended_ms=0,
     )
     return seated(advance(fresh, state, events, now_ms), state), tuple(events)
 

@@ -54,7 +54,7 @@ class StatsHandlers:
         shell = self.shell
         # The answer's language is read before the setting goes.
         tr = await shell.language_of(Asker(tap.user_id, tap.language_code))
-        await shell.store.stats.forget_person(tap.user_id)
+        await shell.store.stats.forget_person(tap.user_id, shell.clock())
         done = views.page(tr, tr._(FORGOTTEN))
         if tap.message_id is not None:
             await shell.sender.edit(tap.user_id, tap.message_id, done)
