@@ -41,6 +41,7 @@ from tgcheat.bot.views.settings import (
     rules_view,
     settings_view,
 )
+from tgcheat.bot.views.story import LiveGameStory, story_view, telegram_length
 from tgcheat.bot.views.table import (
     final_table_view,
     next_game_markup,
@@ -60,6 +61,7 @@ __all__ = [
     "REFUSALS",
     "Button",
     "Keyboard",
+    "LiveGameStory",
     "Reason",
     "View",
     "button",
@@ -97,7 +99,9 @@ __all__ = [
     "rules_view",
     "scoreboard_lines",
     "settings_view",
+    "story_view",
     "summary_lines",
     "table_view",
+    "telegram_length",
     "title_html",
 ]
