@@ -7,7 +7,9 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from tests.bot.conftest import GROUP_ID, BotHarness
+from redis.asyncio import Redis
+
+from tests.bot.conftest import GROUP_ID, BotHarness, make_harness
 from tests.bot.play import (
     game_state,
     has_op,
@@ -20,6 +22,7 @@ from tests.bot.play import (
 from tests.engine.helpers import cards, state_with
 from tests.support.updates import User
 from tgcheat.bot.callbacks import Op, TablePress
+from tgcheat.bot.handlers.story import GROUP_BUSY
 from tgcheat.bot.texts import claim_phrase
 from tgcheat.bot.views import card_label
 from tgcheat.engine.actions import Stop
@@ -285,3 +288,28 @@ async def _finished_game(bot: BotHarness) -> None:
 
 def _fields(session: Session) -> dict[str, Any]:
     return {name: getattr(session, name) for name in Session.__dataclass_fields__}
+
+
+async def test_the_story_waits_for_the_groups_budget(redis: Redis) -> None:
+    """Over the group's message budget the story is not posted: a pop-up says to tap again,
+    and it may be asked again (it was not marked as posted)."""
+    bot = await make_harness(redis, group_messages_per_minute=2)
+    try:
+        now = 1_800_000_000_000
+        bot.shell.clock = lambda: now
+        await _finished_game(bot)
+        # Over the budget the result may not be shown yet: its button's data is pressed.
+        story = TablePress(Op.STORY, GROUP_ID, "rigged1").encode()
+        while await bot.store.budget.take_for_reply(GROUP_ID, now):
+            pass
+        await _forge(bot, PLAYERS[2], story, bot.group)
+        assert _last_pop_up(bot) == GROUP_BUSY
+        assert _story_messages(bot) == []
+        session, _ = await bot.store.load(GROUP_ID)
+        assert session is not None and not session.story.told
+        now += 120_000
+        await _forge(bot, PLAYERS[2], story, bot.group)
+        assert len(_story_messages(bot)) == 1
+    finally:
+        await bot.app.shutdown()
+    bot.fake.assert_clean()
