@@ -68,9 +68,11 @@ from tgcheat.table.session import Session  # noqa: E402
 
 TOKEN = "123456:TRANSCRIPT-token-offline"
 GROUP_ID = -1001234567890
-#: The time the story begins (2026-03-06 19:00 UTC, a Friday evening): any fixed moment does,
+#: The time the story begins (2100-01-01 19:00 UTC, a Friday evening): any fixed moment does,
 #: since the bot never shows the time; a fixed one keeps deadlines the same from run to run.
-START_MS = 1_772_823_600_000
+#: It lies ahead of the wall clock, which the store's commits count the group's budget from:
+#: a message counted on this clock (a reply, the game's story) then finds the budget whole.
+START_MS = 4_102_513_200_000
 #: How long a person takes for one tap.
 TAP_MS = 2_000
 #: The turn whose player lets the time run out (counted in plays, from the first).
@@ -589,6 +591,9 @@ async def play_game(table: Table, preset: str) -> None:
     else:
         raise RuntimeError(f"the game did not end within {MAX_MOVES} moves")
     story.heading("The end", before_last_step=True)
+    # Once the game is over, its story: asked for by the last player, posted once.
+    story.heading("How it went")
+    await table.tap(table.users[-1], GROUP_ID, lambda p: p.op is Op.STORY)
 
 
 async def transcript(lang: str, seed: int, players: int, preset: str) -> str:

@@ -181,9 +181,11 @@ def test_awards_level_at_the_top_are_shared() -> None:
         (7, 1),
     )
     text = _summary(tally)
-    assert "🔎 Sharpest eye: P0, P1, 2 bluffs caught." in text
-    assert "🤥 Best liar: P0, P1, 2 bluffs nobody caught." in text
+    assert "🔎 Sharpest eye: P0 and P1, 2 bluffs caught." in text
+    assert "🤥 Best liar: P0 and P1, 2 bluffs nobody caught." in text
     assert "🧺 Biggest pile taken: 7 cards, by P1." in text
+    three = GameTally(tuple(SeatTally(3, 1, 0, 0, 0, 0) for _ in range(3)), None)
+    assert "🤥 Best liar: P0, P1 and P2, 1 bluff nobody caught." in _summary(three)
 
 
 def test_an_award_nobody_earned_is_not_given() -> None:

@@ -38,7 +38,9 @@ class StoryHandlers:
             # A delivery of the same press again: the first one posted it.
             await shell.sender.answer(tap.query_id)
             return
-        if chat_id < 0 and not await shell.store.budget.take_for_reply(chat_id, shell.clock()):
+        # A group message as the table is: counted on the publisher's clock, as its are.
+        now = shell.publisher.clock()
+        if chat_id < 0 and not await shell.store.budget.take_for_reply(chat_id, now):
             await self._untell(chat_id, press.game_id)
             raise Answer(GROUP_BUSY)
         try:

@@ -340,4 +340,8 @@ def summary_lines(tr: Translator, state: GameState, tally: GameTally) -> list[st
 
 
 def _names(tr: Translator, state: GameState, award: Award) -> str:
-    return joined(tr, (name_html(state.players[seat].name) for seat in award.seats))
+    """Who earned an award: "Ann", "Ann and Bob", "Ann, Bob and Cleo"."""
+    *others, last = (name_html(state.players[seat].name) for seat in award.seats)
+    if not others:
+        return last
+    return tr._("{names} and {name}").format(names=joined(tr, others), name=last)
