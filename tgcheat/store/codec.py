@@ -1,7 +1,8 @@
 """A group's session as one compact JSON document, as it is stored.
 
-The document is small on purpose (a 6-player game is well under 4 KB): cards are numbers, and
-rules are stored as the options that differ from the defaults.
+The document is small on purpose (a 6-player game is under 4 KB, its story included: that keeps
+its first and last moves only): cards are numbers, and rules are stored as the options that
+differ from the defaults.
 """
 
 from __future__ import annotations
