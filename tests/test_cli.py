@@ -32,6 +32,7 @@ import redis.asyncio as aioredis
 
 from tgcheat.config import Config
 from tgcheat.redis_connection import (
+    AOF_DIRNAME,
     AOF_FILENAME,
     DB_FILENAME,
     EmbeddedRedis,
@@ -576,7 +577,7 @@ async def test_embedded_redis_keeps_data_across_a_restart(tmp_path: Path) -> Non
     finally:
         await close()
     assert (tmp_path / "data" / DB_FILENAME).exists()
-    assert (tmp_path / "data" / AOF_FILENAME).exists()
+    assert (tmp_path / "data" / AOF_DIRNAME / f"{AOF_FILENAME}.manifest").exists()
 
     client, close = await open_redis(config)
     try:
@@ -584,6 +585,28 @@ async def test_embedded_redis_keeps_data_across_a_restart(tmp_path: Path) -> Non
         assert await client.zrange(b"deadlines", 0, -1, withscores=True) == [
             (b"game:1", 1700000000.0)
         ]
+    finally:
+        await close()
+
+
+async def test_embedded_redis_takes_over_a_redis_6_data_directory(tmp_path: Path) -> None:
+    # What the embedded Redis 6 of earlier versions left: its append-only file (a plain log of
+    # commands) beside the snapshot, in the data directory itself.
+    (tmp_path / AOF_FILENAME).write_bytes(
+        b"*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*3\r\n$3\r\nSET\r\n$6\r\ngame:1\r\n$5\r\nstate\r\n"
+    )
+    config = Config(telegram_bot_token=TOKEN, data_dir=str(tmp_path))
+    client, close = await open_redis(config)
+    try:
+        assert await client.get(b"game:1") == b"state"
+        await client.set(b"game:2", b"later")
+    finally:
+        await close()
+    # Moved into the server's append-only directory, and read from there from now on.
+    assert not (tmp_path / AOF_FILENAME).exists()
+    client, close = await open_redis(config)
+    try:
+        assert await client.mget(b"game:1", b"game:2") == [b"state", b"later"]
     finally:
         await close()
 

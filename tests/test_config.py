@@ -171,6 +171,35 @@ def test_webhook_secret_good(secret: str) -> None:
     assert parse(WEBHOOK_SECRET=secret).webhook_secret == secret
 
 
+@pytest.mark.parametrize("value", ["1", "true", "YES", "on"])
+@pytest.mark.parametrize(
+    "url", ["redis://node-1:6379", "rediss://:pw@node-1:6380/0", "redis://node-1/"]
+)
+def test_redis_cluster_on(value: str, url: str) -> None:
+    config = parse(REDIS_CLUSTER=value, REDIS_URL=url)
+    assert config.redis_cluster and config.redis_url == url
+
+
+@pytest.mark.parametrize("value", [None, "", "0", "false", "No", "off"])
+def test_redis_cluster_off(value: str | None) -> None:
+    assert not parse(REDIS_CLUSTER=value, REDIS_URL="redis://localhost/3").redis_cluster
+    assert not parse(REDIS_CLUSTER=value).redis_cluster  # the embedded Redis
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        (None, "needs REDIS_URL naming a node of the cluster"),
+        ("unix:///run/redis.sock", "not a unix socket"),
+        ("redis://:hunter2@node-1:6379/2", "database 0 only, but REDIS_URL names database '2'"),
+    ],
+)
+def test_redis_cluster_bad_combinations(url: str | None, said: str) -> None:
+    message = error_of(REDIS_CLUSTER="1", REDIS_URL=url)
+    assert message.startswith("REDIS_CLUSTER=1") and said in message
+    assert "hunter2" not in message
+
+
 # --- missing and wrong values ---------------------------------------------------------------
 
 
@@ -223,6 +252,8 @@ def test_missing_token_says_where_to_get_one() -> None:
         ("TGCHEAT_REDIS_PREFIX", "tgc*"),
         ("TGCHEAT_REDIS_PREFIX", "chat{1}"),
         ("TGCHEAT_REDIS_PREFIX", "é"),
+        ("REDIS_CLUSTER", "2"),
+        ("REDIS_CLUSTER", "cluster"),
     ],
 )
 def test_wrong_value(name: str, value: str) -> None:

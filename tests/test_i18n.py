@@ -271,9 +271,7 @@ def test_the_tag_check_catches_a_lost_tag() -> None:
 def test_babel_finds_no_problem_in_the_catalog(lang: str) -> None:
     """Babel's own checks: python-format placeholders and the number of plural forms."""
     problems = [
-        f"{message.id!r}: {error}"
-        for message, errors in catalog(lang).check()
-        for error in errors
+        f"{message.id!r}: {error}" for message, errors in catalog(lang).check() for error in errors
     ]
     assert not problems, f"{lang}:\n" + "\n".join(problems)
 

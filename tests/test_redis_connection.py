@@ -103,3 +103,31 @@ async def test_a_stopped_server_is_not_started_again(tmp_path: Path) -> None:
     await server.stop()
     await asyncio.sleep(0.3)
     assert not server.running and server.restarts == 0 and server.pid == pid
+
+
+# --- which server binary -------------------------------------------------------------------
+
+
+async def test_the_embedded_server_is_valkey_9(tmp_path: Path) -> None:
+    client, close = await open_redis(Config(telegram_bot_token=TOKEN, data_dir=str(tmp_path)))
+    try:
+        info = await client.info("server")
+    finally:
+        await close()
+    assert str(info.get("valkey_version", "")).startswith("9."), info.get("redis_version")
+
+
+def test_without_a_shipped_binary_one_on_path_is_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(redis_connection, "_SHIPPED_BINARIES", (("no_such_package", "x"),))
+    server = tmp_path / "redis-server"
+    server.write_text("#!/bin/sh\n")
+    server.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert redis_connection.redis_server_binary() == str(server)
+
+    server.unlink()
+    with pytest.raises(redis_connection.RedisStartError, match="set REDIS_URL") as info:
+        redis_connection.redis_server_binary()
+    assert "\n" not in str(info.value)

@@ -51,13 +51,15 @@ from tgcheat.i18n import LOCALES_DIR, Translator, available_languages, translato
 from tgcheat.table.chronicle import GameTally, Notice, NoticeKind, SeatTally
 from tgcheat.table.refusals import SessionRefusal
 from tgcheat.table.session import Session
+from tgcheat.table.stats import Row
 from tgcheat.table.story import AsideEntry, AsideKind, PlayEntry, Story
 
 LANGUAGES = [lang for lang in available_languages() if lang != "en"]
 #: Words a language writes like English, by nature (loanwords, the same noun).
 IDENTICAL: dict[str, set[str]] = {
-    "fr": {"Jokers", "jokers", "Match"},
-    "nl": {"Jokers", "jokers"},
+    "fr": {"Jokers", "jokers", "Match", "Bluffs"},
+    "nl": {"Jokers", "jokers", "Bluffs"},
+    "de": {"Bluffs"},
     "es": {"normal"},
 }
 BOT = "tgcheat_bot"
@@ -289,6 +291,32 @@ def rendered(tr: Translator) -> Iterator[Shown]:
     yield _view("lobby cancelled", views.lobby_closed_view(tr))
     yield _view("lobby expired", views.lobby_closed_view(tr, expired=True))
     yield _view("next-game ping", views.ping_view(tr, session(), BOT))
+    full = Row(
+        games=4,
+        wins=2,
+        second=1,
+        third=1,
+        plays=30,
+        bluffs=9,
+        bluffs_caught=3,
+        bluffs_unseen=6,
+        right_calls=4,
+        wrong_calls=2,
+        piles_taken=5,
+        cards_taken=40,
+        matches_won=1,
+        computer_games=2,
+        computer_wins=1,
+        best_streak=2,
+    )
+    table_rows = {100: (NAMES[0], full), 101: (NAMES[3], Row(games=1))}
+    yield "stats lines", "\n".join(views.stats_lines(tr, full)), ()
+    yield _view("my stats", views.my_stats_view(tr, full))
+    yield _view("no stats", views.my_stats_view(tr, None))
+    yield _view("group stats", views.group_stats_view(tr, NAMES[0], table_rows, 100))
+    yield _view("top", views.top_view(tr, TITLE, table_rows))
+    yield _view("top, nobody", views.top_view(tr, TITLE, {}))
+    yield _view("forget me", views.forget_view(tr, 100))
 
     start = game()
     yield _view("table, first play", views.table_view(tr, session(), start, BOT))
@@ -441,6 +469,11 @@ COVERED = {
     "lobby_view",
     "lobby_closed_view",
     "ping_view",
+    "stats_lines",
+    "my_stats_view",
+    "group_stats_view",
+    "top_view",
+    "forget_view",
     "rules_name",
     "claim_line",
     "table_view",

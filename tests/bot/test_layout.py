@@ -110,7 +110,8 @@ async def test_the_required_rank_is_marked_and_a_picked_rank_is_ticked(bot: BotH
 
 async def test_the_play_button_has_a_row_of_its_own(bot: BotHarness) -> None:
     await ann_on_turn(bot, Rules(), Rank.SEVEN)
-    assert not any(has_op(Op.PLAY)(b) for row in rows_of(bot, ANN.id) for b in row)
+    # Before a pick, the one Play button is the one-tap play of the sevens held.
+    assert row_of(bot, ANN.id, Op.PLAY) == ["▶️ Play your 7 7"]
     await bot.press(ANN, ANN.id, has_op(Op.PICK, Rank.SEVEN))
     await bot.press(ANN, ANN.id, has_op(Op.PICK, Rank.SEVEN))
     assert row_of(bot, ANN.id, Op.PLAY) == ["▶️ Play: two 7s"]
@@ -121,6 +122,30 @@ async def test_the_play_button_has_a_row_of_its_own(bot: BotHarness) -> None:
     await bot.press(ANN, ANN.id, has_op(Op.PLAY))
     session, _ = await bot.store.load(GROUP_ID)
     assert session is not None and session.game is not None and session.game.plays == 1
+
+
+async def test_one_tap_plays_every_card_of_the_required_rank_held(bot: BotHarness) -> None:
+    await ann_on_turn(bot, Rules(), Rank.SEVEN)
+    rows = labels(bot, ANN.id)
+    # Under the cards, above the way to pass.
+    assert rows.index(["▶️ Play your 7 7"]) == 1
+    # One tap, no pick before it.
+    await bot.press(ANN, ANN.id, has_op(Op.PLAY))
+    session, _ = await bot.store.load(GROUP_ID)
+    assert session is not None and session.game is not None
+    claim = session.game.last_claim
+    assert claim is not None and claim.rank is Rank.SEVEN
+    assert sorted(card.rank for card in claim.cards) == [Rank.SEVEN, Rank.SEVEN]
+
+
+async def test_one_tap_keeps_to_the_most_cards_a_play_may_have(bot: BotHarness) -> None:
+    await ann_on_turn(bot, Rules(max_cards=1), Rank.SEVEN)
+    assert row_of(bot, ANN.id, Op.PLAY) == ["▶️ Play your 7"]
+
+
+async def test_no_one_tap_play_without_a_card_of_the_required_rank(bot: BotHarness) -> None:
+    await ann_on_turn(bot, Rules(), Rank.NINE)
+    assert not any(has_op(Op.PLAY)(b) for row in rows_of(bot, ANN.id) for b in row)
 
 
 async def test_the_prompts_say_what_to_tap_next(bot: BotHarness) -> None:

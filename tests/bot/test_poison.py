@@ -35,8 +35,10 @@ async def test_an_update_that_always_fails_is_answered_200_after_a_few_deliverie
         command = bot.updates.command(group(GROUP), ANN, "/rules")
         # Telegram refuses every reply to it (whatever the reason: it is the same each time).
         bot.fake.fail_always(
-            lambda method, params: (params.get("reply_parameters") or {}).get("message_id")
-            == command["message"]["message_id"],
+            lambda method, params: (
+                (params.get("reply_parameters") or {}).get("message_id")
+                == command["message"]["message_id"]
+            ),
             description="Bad Request: TEXT_TOO_LONG",
         )
         with caplog.at_level(logging.ERROR, logger="tgcheat.web"):
@@ -83,9 +85,7 @@ async def test_telegram_refuses_a_reply_to_a_deleted_message_unless_allowed(
 
 
 async def _deal_to_ann(bot: Served, chat_id: int, game_id: str, plays: int = 0) -> None:
-    state = state_with(
-        [(), cards("2♣", deck=1), cards("3♣", deck=1)], rules=ANY_COUNT, rest_to=0
-    )
+    state = state_with([(), cards("2♣", deck=1), cards("3♣", deck=1)], rules=ANY_COUNT, rest_to=0)
     state = dataclasses.replace(seated(state, [ANN, BOB, CY]), plays=plays)
     await bot.install(state, chat_id, game_id)
     assert await bot.post(bot.updates.start_private(ANN, f"h{chat_id}")) == 200

@@ -296,21 +296,21 @@ async def test_the_story_waits_for_the_groups_budget(redis: Redis) -> None:
     and it may be asked again (it was not marked as posted)."""
     bot = await make_harness(redis, group_messages_per_minute=2)
     try:
-        # An hour ahead of the wall clock the store's own writes count from: no refill
-        # between the taps but the one the test makes.
-        now = wall_clock_ms() + 3_600_000
-        bot.shell.publisher.clock = lambda: now
+        # One clock for the store's commits and the publisher's budget: no refill between
+        # the taps but the one the test makes.
+        now = [wall_clock_ms()]
+        bot.shell.publisher.clock = bot.shell.store.sessions.clock = lambda: now[0]
         await _finished_game(bot)
         # Over the budget the result may not be shown yet: its button's data is pressed.
         story = TablePress(Op.STORY, GROUP_ID, "rigged1").encode()
-        while await bot.store.budget.take_for_reply(GROUP_ID, now):
+        while await bot.store.budget.take_for_reply(GROUP_ID, now[0]):
             pass
         await _forge(bot, PLAYERS[2], story, bot.group)
         assert _last_pop_up(bot) == GROUP_BUSY
         assert _story_messages(bot) == []
         session, _ = await bot.store.load(GROUP_ID)
         assert session is not None and not session.story.told
-        now += 120_000
+        now[0] += 120_000
         await _forge(bot, PLAYERS[2], story, bot.group)
         assert len(_story_messages(bot)) == 1
     finally:

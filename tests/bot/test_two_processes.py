@@ -436,9 +436,9 @@ async def test_a_change_whose_showing_failed_is_shown_when_telegram_delivers_it_
         player = user_at(after, after.turn)
         hand = fake.last_message(player.id)
         drawn_at = [parse(b["callback_data"]) for b in hand.buttons if "callback_data" in b]
-        assert any(
-            isinstance(p, HandPress) and p.plays == after.plays for p in drawn_at
-        ), "the next player's hand has no keyboard"
+        assert any(isinstance(p, HandPress) and p.plays == after.plays for p in drawn_at), (
+            "the next player's hand has no keyboard"
+        )
 
 
 # Found by tools/soak.py (stray hand keyboards with no Redis or Bot API failure at all): a

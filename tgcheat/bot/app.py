@@ -58,6 +58,8 @@ GROUP_COMMANDS = (
     ("kick", N_("Remove a player (reply to them, or give their seat)")),
     ("settings", N_("Choose the rules of this group's games")),
     ("notify", N_("Be told in private when the next game opens")),
+    ("stats", N_("Your statistics in this group, and its best")),
+    ("top", N_("This group's best players")),
     ("rules", N_("The rules in force")),
     ("language", N_("The language of this group's games (an admin)")),
     ("help", N_("How to play")),
@@ -68,6 +70,8 @@ PRIVATE_COMMANDS = (
     ("help", N_("How to play")),
     ("rules", N_("The rules in force")),
     ("language", N_("The language of your messages")),
+    ("stats", N_("Your statistics across groups")),
+    ("forgetme", N_("Delete your statistics and settings")),
 )
 
 
@@ -191,9 +195,7 @@ class PollingRetries:
         for task in waiting:
             task.cancel()
         if waiting:
-            _LOGGER.warning(
-                "Stopping: %d failed update(s) will not be tried again", len(waiting)
-            )
+            _LOGGER.warning("Stopping: %d failed update(s) will not be tried again", len(waiting))
         await asyncio.gather(*self._tries, return_exceptions=True)
 
 

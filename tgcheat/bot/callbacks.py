@@ -57,6 +57,7 @@ class Op(enum.StrEnum):
     NOTIFY = "t"
     ADD_COMPUTER = "b"
     REMOVE_COMPUTER = "d"
+    FORGET = "f"
     STORY = "h"
 
 
@@ -280,8 +281,30 @@ class LanguagePress:
         return _checked(f"{Op.LANGUAGE}:{self.chat_id}:{self.language}:0")
 
 
+@dataclass(frozen=True, slots=True)
+class ForgetPress:
+    """/forgetme's confirmation: delete the statistics and settings of ``user_id`` (only they
+    may: it is pressed in their private chat, and checked against the presser)."""
+
+    user_id: int
+
+    @property
+    def op(self) -> Op:
+        return Op.FORGET
+
+    def encode(self) -> str:
+        return _checked(f"{Op.FORGET}:{self.user_id}:me:0")
+
+
 Press = (
-    TablePress | ClaimPress | TurnPress | HandPress | SettingsPress | LanguagePress | ComputerPress
+    TablePress
+    | ClaimPress
+    | TurnPress
+    | HandPress
+    | SettingsPress
+    | LanguagePress
+    | ComputerPress
+    | ForgetPress
 )
 
 
@@ -309,6 +332,10 @@ def parse(data: str | None) -> Press:
     if not (_CHAT_ID.fullmatch(chat) and _KEY.fullmatch(key) and _NUMBER.fullmatch(number_text)):
         raise BadCallback("malformed field")
     chat_id, number = int(chat), int(number_text)
+    if op is Op.FORGET:
+        if key != "me" or number != 0:
+            raise BadCallback("not a /forgetme confirmation")
+        return ForgetPress(chat_id)
     if op in TABLE_OPS:
         return TablePress(op, chat_id, key)
     if op in CLAIM_OPS:

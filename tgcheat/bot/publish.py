@@ -24,7 +24,7 @@ from tgcheat.bot import views
 from tgcheat.bot.sender import ChatFlooded, Edit, Sender, wall_clock_ms
 from tgcheat.engine.events import ChallengeResolved, Event, HandChanged
 from tgcheat.engine.lobby import Lobby
-from tgcheat.engine.state import GameState
+from tgcheat.engine.state import GameState, Phase
 from tgcheat.i18n import Translator, translator
 from tgcheat.store.budget import Held
 from tgcheat.store.games import GameStore
@@ -33,6 +33,7 @@ from tgcheat.store.outbox import MustShow
 from tgcheat.table.audiences import Announcement, Audience, audience
 from tgcheat.table.computers import is_computer
 from tgcheat.table.session import MessageIds, Session
+from tgcheat.table.stats import game_record
 
 __all__ = ["UNREACHABLE", "Publisher", "must_show", "wall_clock_ms"]
 
@@ -341,6 +342,8 @@ class Publisher:
             showing.table = shown.table_moves and not table_deferred
             showing.hands = {state.players[seat].user_id for seat in shown.notified}
         try:
+            if shown.ended:
+                await self._count(session)
             await self._publish(session, state, shown, lines, messages, table_deferred, showing)
         finally:
             if owed and not showing.settled:
@@ -376,6 +379,14 @@ class Publisher:
         )
         if shown.ended:
             await self.store.messages.clear(session.chat_id, keep_table=True)
+
+    async def _count(self, session: Session) -> None:
+        """A finished game's statistics, counted before its result is shown: a process that
+        dies before it leaves the result's entry to the clock, whose showing counts it too
+        (``show_held``); counting is idempotent (tgcheat.store.stats)."""
+        record = game_record(session)
+        if record is not None:
+            await self.store.stats.count(record)
 
     async def _settled_after(
         self, group: Coroutine[Any, Any, None], chat_id: int, showing: _Showing
@@ -803,6 +814,9 @@ class Publisher:
             unshown.clear()
             return
         showing = _Showing(version)
+        if held.table and session.game is not None and session.game.phase is Phase.FINISHED:
+            # Perhaps the result of a publisher that died before it counted the game.
+            await self._count(session)
         for index, line in enumerate(held.lines):
             try:
                 await self.sender.send(chat_id, views.View(line), silent=True)

@@ -110,9 +110,7 @@ PRESET_TEXTS: dict[str, str] = {
 
 #: Each preset in one line, for /rules when a group plays it unchanged.
 PRESET_SUMMARIES: dict[str, str] = {
-    "cheat": N_(
-        "Claim the next rank each turn: A, 2, 3 … K, then A again. Anyone may call Cheat!"
-    ),
+    "cheat": N_("Claim the next rank each turn: A, 2, 3 … K, then A again. Anyone may call Cheat!"),
     "verju": N_(
         "One rank per round, named by whoever opens it. Only the next player may call Cheat!"
     ),

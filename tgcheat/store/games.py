@@ -33,6 +33,7 @@ from tgcheat.store.sessions import (
     Sessions,
 )
 from tgcheat.store.settings import Settings
+from tgcheat.store.stats import Stats
 from tgcheat.store.timeout import OPERATION_TIMEOUT_S, bounded
 from tgcheat.table.session import MessageIds, Session
 
@@ -81,6 +82,7 @@ class GameStore:
         self.settings = Settings(redis, self.keys)
         self.clock = Deadlines(redis, self.keys)
         self.pings = Pings(redis, self.keys)
+        self.stats = Stats(redis, self.keys)
 
     async def load(self, chat_id: int) -> tuple[Session | None, MessageIds]:
         """A group's session (None: none) and the messages that show it."""
@@ -110,11 +112,13 @@ class GameStore:
 
     async def forget_chat(self, chat_id: int) -> None:
         """Remove everything kept for a group's game (the bot left it, or it moved): its
-        session, its deadline and its deferred table edit, in one round trip."""
+        session, its deadline, its deferred table edit, its next-game sign-ups and its
+        statistics, in one round trip."""
         self._hints.forget(chat_id)
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.delete(self.keys.session(chat_id))
             pipe.zrem(self.keys.deadlines, chat_id)
             pipe.zrem(self.keys.deferred_tables, chat_id)
             pipe.delete(self.keys.pings(chat_id))
+            pipe.delete(self.keys.chat_stats(chat_id))
             await bounded(pipe.execute())

@@ -60,3 +60,11 @@ class Keys:
     def failures(self, update_id: int) -> str:
         """How many deliveries of an update failed (tgcheat.store.deliveries)."""
         return f"{self.prefix}:fail:{update_id}"
+
+    def person_stats(self, user_id: int) -> str:
+        """A person's statistics across groups (tgcheat.store.stats)."""
+        return f"{self.prefix}:stats:user:{user_id}"
+
+    def chat_stats(self, chat_id: int) -> str:
+        """A chat's statistics: a group's table, and the games counted in the chat."""
+        return f"{self.prefix}:stats:chat:{chat_id}"

@@ -52,6 +52,7 @@ HELP_TEXT = N_(
 
 PING_ON = N_("🔔 I will tell you in private when the next game opens here.")
 PING_OFF = N_("🔕 You will not be told of the next game here.")
+STATS_HINT = N_("📊 /stats: your statistics · /top: a group's best · /forgetme deletes yours")
 SOLO_HINT = N_("🤖 No group at hand? /play starts a game against computer players right here.")
 
 log = logging.getLogger(__name__)
@@ -181,7 +182,7 @@ class LobbyHandlers:
 
     async def help(self, command: Command) -> None:
         tr = await self.shell.language_of(command.asker)
-        text = tr._(HELP_TEXT)
+        text = tr._(HELP_TEXT) + "\n" + tr._(STATS_HINT)
         if not command.in_group:
             text += "\n\n" + tr._(SOLO_HINT)
         await self.shell.tell(command.asker, views.View(text))
@@ -304,9 +305,7 @@ class LobbyHandlers:
             )
 
         async def attempt(actor: Actor) -> Committed[None]:
-            return await shell.store.transact(
-                press.chat_id, change(actor), update_id=tap.update_id
-            )
+            return await shell.store.transact(press.chat_id, change(actor), update_id=tap.update_id)
 
         committed = await shell.as_actor(press.chat_id, tap.user_id, attempt)
         await shell.sender.answer(tap.query_id)

@@ -22,6 +22,7 @@ from tgcheat.bot.callbacks import (
     BadCallback,
     ClaimPress,
     ComputerPress,
+    ForgetPress,
     HandPress,
     LanguagePress,
     Op,
@@ -36,6 +37,7 @@ from tgcheat.bot.handlers.membership import MembershipHandlers
 from tgcheat.bot.handlers.play import PlayHandlers
 from tgcheat.bot.handlers.settings import SettingsHandlers
 from tgcheat.bot.handlers.shell import REFUSALS, Answer, Asker, Command, Shell, command_from
+from tgcheat.bot.handlers.stats import StatsHandlers
 from tgcheat.bot.handlers.story import StoryHandlers
 from tgcheat.bot.taps import Tap, tap_from_update
 from tgcheat.i18n import N_
@@ -52,6 +54,7 @@ class Routes:
         self.language = LanguageHandlers(shell)
         self.membership = MembershipHandlers(shell)
         self.story = StoryHandlers(shell)
+        self.stats = StatsHandlers(shell)
 
     def register(self, application: Application) -> None:  # type: ignore[type-arg]
         commands: dict[str, Callable[[Command], Awaitable[None]]] = {
@@ -67,6 +70,9 @@ class Routes:
             "settings": self.settings.settings,
             "rules": self.settings.rules,
             "language": self.language.language,
+            "stats": self.stats.stats,
+            "top": self.stats.top,
+            "forgetme": self.stats.forget_me,
         }
         # They only show something: a message written on behalf of a chat may ask for them.
         shown_to_anyone = {"start", "help", "rules"}
@@ -152,3 +158,5 @@ class Routes:
                 await self.settings.press(tap, press)
             case LanguagePress():
                 await self.language.press(tap, press)
+            case ForgetPress():
+                await self.stats.forget_press(tap, press)

@@ -41,6 +41,13 @@ from tgcheat.bot.views.settings import (
     rules_view,
     settings_view,
 )
+from tgcheat.bot.views.stats import (
+    forget_view,
+    group_stats_view,
+    my_stats_view,
+    stats_lines,
+    top_view,
+)
 from tgcheat.bot.views.story import LiveGameStory, story_view, telegram_length
 from tgcheat.bot.views.table import (
     final_table_view,
@@ -71,6 +78,8 @@ __all__ = [
     "deep_link",
     "directed",
     "final_table_view",
+    "forget_view",
+    "group_stats_view",
     "hand_payload",
     "hand_text",
     "hand_view",
@@ -85,6 +94,7 @@ __all__ = [
     "ltr",
     "mention_html",
     "mirrored",
+    "my_stats_view",
     "name_html",
     "next_game_markup",
     "notice_line",
@@ -99,9 +109,11 @@ __all__ = [
     "rules_view",
     "scoreboard_lines",
     "settings_view",
+    "stats_lines",
     "story_view",
     "summary_lines",
     "table_view",
     "telegram_length",
     "title_html",
+    "top_view",
 ]

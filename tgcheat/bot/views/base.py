@@ -190,7 +190,6 @@ def count_cards(tr: Translator, count: int) -> str:
     return tr.ngettext("{count} card", "{count} cards", count).format(count=count)
 
 
-
 def rules_name(tr: Translator, rules: Rules) -> str:
     preset = preset_of(rules)
     return tr._(PRESET_TEXTS[preset]) if preset is not None else tr._("house rules")
@@ -212,7 +211,5 @@ def card_label(tr: Translator, card: Card) -> str:
     return ltr(tr, rank_symbol(tr, card.rank) + (suit.symbol if suit is not None else ""))
 
 
-
 def in_rows(buttons: list[Button], width: int = KEYBOARD_ROW) -> list[list[Button]]:
     return [buttons[i : i + width] for i in range(0, len(buttons), width)]
-

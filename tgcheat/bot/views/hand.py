@@ -290,11 +290,30 @@ def _play_rows(
         ]
         rows += in_rows(claims, width=CLAIM_ROW)
         rows.append(clear_row)
+    honest = _honest_play(tr, session, state, seat, held) if not total else None
+    if honest is not None:
+        rows.append([honest])
     if can_pass(state, seat):
         label = tr._("🙋 Ask to pass") if state.rules.passing is Passing.VOTE else tr._("⏭ Pass")
         press = TurnPress(Op.PASS, session.chat_id, session.game_id, state.plays)
         rows.append([button(label, callback_data=press.encode())])
     return rows
+
+
+def _honest_play(
+    tr: Translator, session: Session, state: GameState, seat: int, held: Mapping[Rank, int]
+) -> Button | None:
+    """One tap for the commonest play: every card of the required rank held (as many as may be
+    played), claimed as what they are. It spares a pick per card, each an edit of this
+    message; any other play is picked card by card."""
+    rank = state.required
+    count = min(held.get(rank, 0), play_limit(state, seat)) if rank is not None else 0
+    if rank is None or count == 0:
+        return None
+    selection = encode_selection({rank: count})
+    play = HandPress(Op.PLAY, session.chat_id, session.game_id, state.plays, selection, rank)
+    label = tr._("▶️ Play your {cards}").format(cards=ltr(tr, cards_of_rank(tr, rank, count)))
+    return button(label, callback_data=play.encode())
 
 
 def _pick_label(tr: Translator, rank: Rank, held: int, chosen: int, required: Rank | None) -> str:

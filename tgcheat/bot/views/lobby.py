@@ -143,4 +143,3 @@ def lobby_closed_view(tr: Translator, *, expired: bool = False) -> View:
     if expired:
         return page(tr, tr._("🃏 Nobody started this game in time. Send /new to open another."))
     return page(tr, tr._("🃏 This game was cancelled. Send /new to open another."))
-

@@ -63,4 +63,3 @@ REFUSALS: dict[Reason, str] = {
 
 def refusal_text(tr: Translator, reason: Reason) -> str:
     return directed(tr, tr._(REFUSALS[reason]))
-

@@ -116,9 +116,7 @@ def notice_line(tr: Translator, state: GameState, notice: Notice) -> str:
         case NoticeKind.BELIEVED_BY_CLOCK:
             return tr._("⏰ Time is up: the last cards are believed.")
         case NoticeKind.REMOVED_FOR_TIMEOUTS:
-            return tr._("⏰ {name} missed too many turns and is out of the game.").format(
-                name=name
-            )
+            return tr._("⏰ {name} missed too many turns and is out of the game.").format(name=name)
         case NoticeKind.KICKED:
             return tr._("🚪 {name} was removed from the game.").format(name=name)
         case NoticeKind.LEFT:
@@ -300,9 +298,9 @@ def summary_lines(tr: Translator, state: GameState, tally: GameTally) -> list[st
     lines = [
         tr.ngettext("📊 {count} play", "📊 {count} plays", state.plays).format(count=state.plays)
         + " · "
-        + tr.ngettext(
-            "{count} bluff caught", "{count} bluffs caught", tally.bluffs_caught
-        ).format(count=tally.bluffs_caught)
+        + tr.ngettext("{count} bluff caught", "{count} bluffs caught", tally.bluffs_caught).format(
+            count=tally.bluffs_caught
+        )
         + " · "
         + tr.ngettext("{count} wrong call", "{count} wrong calls", tally.wrong_calls).format(
             count=tally.wrong_calls

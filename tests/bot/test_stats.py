@@ -1,0 +1,188 @@
+"""Statistics (/stats, /top, /forgetme): each finished game is counted once, whether its final
+update is delivered twice, handled by two processes, or its process dies after the commit and
+the clock shows the result."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.asyncio import Redis
+
+from tests.bot.conftest import GROUP_ID, BotHarness, make_harness
+from tests.bot.play import group_texts, has_op, install_game, play, seated
+from tests.engine.helpers import cards, state_with
+from tests.support.fake_telegram import FakeTelegram
+from tests.support.updates import User, private
+from tgcheat.bot.app import CheatApplication
+from tgcheat.bot.callbacks import ForgetPress, Op
+from tgcheat.bot.publish import must_show
+from tgcheat.bot.timers import Timers
+from tgcheat.engine.cards import Rank
+from tgcheat.store.scripts import OUTBOX_LEASE_MS
+from tgcheat.table import transitions as table
+from tgcheat.table.audiences import group_messages
+from tgcheat.table.commands import Believe
+from tgcheat.table.stats import Row
+
+ANN, BOB, CAROL = User(1, "Ann"), User(2, "Bob"), User(3, "Carol")
+
+
+def _timers(bot: BotHarness) -> Timers:
+    app = bot.app
+    assert isinstance(app, CheatApplication) and app.timers is not None
+    return app.timers
+
+
+async def _last_cards(bot: BotHarness, first: User, others: list[User], game_id: str) -> None:
+    """``first`` holds one 2 and plays it as an ace: last cards, a bluff, for the others to
+    believe (a bluff that gets away); the rest of the deck goes to the last seat."""
+    state = state_with([cards("2♣"), cards("2♦", "7♦"), cards("3♣", "8♦")], rest_to=2)
+    # As /new does: the last game's table keeps its result, the next one is a new message.
+    await bot.store.messages.clear(GROUP_ID)
+    await install_game(bot, seated(state, [first, *others]), game_id)
+    for user in (first, *others):
+        await bot.start_private(user, f"h{GROUP_ID}")
+    await play(bot, first, [Rank.TWO])
+    # What the clock still had to show of the last game, shown.
+    await _timers(bot).refresh_deferred_tables(int(time.time() * 1000) + 3 * OUTBOX_LEASE_MS)
+
+
+async def _believe(bot: BotHarness, user: User) -> dict[str, Any]:
+    """The I believe you press's update, fed once (the caller may deliver it again)."""
+    update = bot.updates.press(bot.fake, user, GROUP_ID, has_op(Op.ACCEPT))
+    await bot.feed(update)
+    return update
+
+
+@asynccontextmanager
+async def _second_process(redis_url: str, fake: FakeTelegram) -> AsyncIterator[BotHarness]:
+    client = aioredis.from_url(redis_url, decode_responses=False)
+    second = await make_harness(client, fake)
+    try:
+        yield second
+    finally:
+        await second.app.shutdown()
+        await client.aclose()
+
+
+async def test_two_games_are_counted_exactly_once_each(
+    bot: BotHarness, redis: Redis, redis_url: str
+) -> None:
+    # Game 1: Bob's last card, a 2 played as an ace, is believed. Carol's belief is
+    # committed by a process that dies before it shows (or counts) anything; a second
+    # process gets the update again, and its clock shows the result once the lease is over.
+    await _last_cards(bot, BOB, [ANN, CAROL], "game2")
+    await _believe(bot, ANN)
+    session, _ = await bot.store.load(GROUP_ID)
+    assert session is not None and session.game is not None
+    claim = session.game.open_claims[-1].number
+    final = bot.updates.press(bot.fake, CAROL, GROUP_ID, has_op(Op.ACCEPT))
+    await bot.store.transact(
+        GROUP_ID,
+        lambda s: table.act(s, game_id="game2", command=Believe(CAROL.id, claim), now_ms=0),
+        update_id=final["update_id"],
+        group_messages=group_messages,
+        must_show=must_show,
+    )
+    async with _second_process(redis_url, bot.fake) as second:
+        second.updates = bot.updates
+        await second.feed(final)
+        now = int(time.time() * 1000) + OUTBOX_LEASE_MS + 1_000
+        await asyncio.gather(
+            _timers(second).refresh_deferred_tables(now), _timers(bot).refresh_deferred_tables(now)
+        )
+    # Game 2: Ann goes out the same way. The final press's process
+    # counts the game, then dies waiting for Telegram; the update is delivered again, and the
+    # clock shows the result once that process's lease is over (and counts it again: once).
+    await _last_cards(bot, ANN, [BOB, CAROL], "game1")
+    await _believe(bot, BOB)
+    final = bot.updates.press(bot.fake, CAROL, GROUP_ID, has_op(Op.ACCEPT))
+    hung = bot.fake.hang_next(
+        lambda method, params: method == "sendMessage" and params.get("chat_id") == GROUP_ID
+    )
+    first = asyncio.create_task(bot.feed(final))
+    await hung.arrived
+    await bot.feed(final)
+    later = int(time.time() * 1000) + OUTBOX_LEASE_MS + 1_000
+    await _timers(bot).refresh_deferred_tables(later)
+    first.cancel()
+    await asyncio.gather(first, return_exceptions=True)
+    assert "wins" in group_texts(bot)
+    ann, bob, carol = [await bot.store.stats.person(u.id) for u in (ANN, BOB, CAROL)]
+    assert ann == Row(
+        games=2, wins=1, second=1, plays=1, bluffs=1, bluffs_unseen=1, streak=1, best_streak=1
+    )
+    assert bob == Row(
+        games=2, wins=1, second=1, plays=1, bluffs=1, bluffs_unseen=1, streak=0, best_streak=1
+    )
+    assert carol == Row(games=2, third=2)
+    rows = await bot.store.stats.group(GROUP_ID)
+    assert rows[ANN.id] == ("Ann", await bot.store.stats.person(ANN.id))
+    assert set(rows) == {ANN.id, BOB.id, CAROL.id}
+
+
+async def test_stats_and_top_show_the_figures(bot: BotHarness) -> None:
+    for game, (first, others) in enumerate(
+        [(ANN, [BOB, CAROL]), (ANN, [CAROL, BOB]), (BOB, [ANN, CAROL])]
+    ):
+        await _last_cards(bot, first, others, f"g{game}")
+        for user in others:
+            await _believe(bot, user)
+    await bot.command(ANN, "/stats")
+    text = bot.fake.last_message(GROUP_ID).seen_text
+    assert "Ann" in text and "Games: 3 · wins: 2 (67%)" in text
+    await bot.command(CAROL, "/top")
+    top = bot.fake.last_message(GROUP_ID).seen_text
+    wins = top[top.index("Most wins") :]
+    # Ann 2 of 3, Bob 1 of 3, Carol 0 of 3: in that order.
+    assert wins.index("Ann") < wins.index("Bob") < wins.index("Carol")
+    assert "67% (2/3)" in wins and "0% (0/3)" in wins
+    await bot.command(ANN, "/stats", private(ANN))
+    mine = bot.fake.last_message(ANN.id).seen_text
+    assert "Games: 3 · wins: 2 (67%)" in mine and "🥈 1" in mine
+
+
+async def test_forgetme_asks_first_then_removes_the_persons_data(bot: BotHarness) -> None:
+    await _last_cards(bot, ANN, [BOB, CAROL], "g1")
+    for user in (BOB, CAROL):
+        await _believe(bot, user)
+    await bot.command(BOB, "/language de", private(BOB))
+    await bot.store.settings.save_user_language(BOB.id, "de")
+    await bot.command(BOB, "/notify")
+    await bot.command(BOB, "/forgetme")
+    assert "Sende /forgetme" in bot.fake.last_message(GROUP_ID).seen_text
+    await bot.command(BOB, "/forgetme", private(BOB))
+    assert await bot.store.stats.person(BOB.id) is not None  # nothing goes before the press
+    # Another person's press (forged data) deletes nothing.
+    forged = ForgetPress(BOB.id).encode()
+    message = {"message_id": 1, "chat": private(ANN), "date": 0, "text": "?"}
+    await bot.feed(bot.updates.callback(ANN, {**message, "from": bot.fake.bot_sender}, forged))
+    assert await bot.store.stats.person(BOB.id) is not None
+    await bot.press(BOB, BOB.id, has_op(Op.FORGET))
+    assert await bot.store.stats.person(BOB.id) is None
+    assert BOB.id not in await bot.store.stats.group(GROUP_ID)
+    assert ANN.id in await bot.store.stats.group(GROUP_ID)
+    assert await bot.store.settings.user_language(BOB.id) is None
+    assert await bot.store.pings.take(GROUP_ID) == []
+
+
+async def test_a_stopped_game_is_not_counted(bot: BotHarness) -> None:
+    await _last_cards(bot, ANN, [BOB, CAROL], "g1")
+    await bot.command(ANN, "/stop")
+    assert await bot.store.stats.person(ANN.id) is None
+    assert await bot.store.stats.group(GROUP_ID) == {}
+
+
+async def test_a_group_the_bot_left_forgets_its_table(bot: BotHarness) -> None:
+    await _last_cards(bot, ANN, [BOB, CAROL], "g1")
+    for user in (BOB, CAROL):
+        await _believe(bot, user)
+    assert await bot.store.stats.group(GROUP_ID) != {}
+    bot.fake.kick_bot(GROUP_ID)
+    await bot.feed(bot.updates.my_chat_member(bot.group, ANN, "member", "kicked"))
+    assert await bot.store.stats.group(GROUP_ID) == {}
