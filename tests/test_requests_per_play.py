@@ -30,9 +30,10 @@ def test_two_games_at_a_human_pace_are_counted_whole(counter: ModuleType) -> Non
     result = asyncio.run(counter.measure(2, 3, "cheat", 2_000, 5))
     assert result["games"] == 2 and result["plays"] > 10
     per_play = result["per_play"]
-    # The group's budget is on and counts on the same clock as the taps: at this pace no one
-    # waits for a button, and the table is edited as the game goes.
-    assert result["seconds_waited_for_a_button"] == 0
+    # The group's budget is on and counts on the same clock as the taps: a table edit held
+    # for it is shown a few seconds later (on the wall clock it would never be), and the table
+    # is edited as the game goes.
+    assert result["seconds_waited_for_a_button"] < result["plays"] / 2
     assert per_play["group"] >= 0.5
     assert per_play["without_callback_answers"] == pytest.approx(
         per_play["group"] + per_play["private"], abs=0.002
