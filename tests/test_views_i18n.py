@@ -52,6 +52,7 @@ from tgcheat.table.chronicle import GameTally, Notice, NoticeKind, SeatTally
 from tgcheat.table.refusals import SessionRefusal
 from tgcheat.table.session import Session
 from tgcheat.table.stats import Row
+from tgcheat.table.story import AsideEntry, AsideKind, PlayEntry, Story
 
 LANGUAGES = [lang for lang in available_languages() if lang != "en"]
 #: Words a language writes like English, by nature (loanwords, the same noun).
@@ -406,6 +407,11 @@ def rendered(tr: Translator) -> Iterator[Shown]:
     yield _view("final table", views.final_table_view(tr, told, done, done.result))
     yield "summary", "\n".join(views.summary_lines(tr, done, tally)), ()
     yield "summary, nothing caught", "\n".join(views.summary_lines(tr, done, GameTally())), ()
+    level = GameTally((SeatTally(2, 2, 0, 1, 0, 0), SeatTally(2, 2, 0, 1, 0, 0)), None)
+    yield "summary, awards shared", "\n".join(views.summary_lines(tr, done, level)), ()
+    yield _view(
+        "story", views.story_view(tr, dataclasses.replace(told, game=done, story=every_story()))
+    )
     for kind in NoticeKind:
         notice = Notice(kind, 1, 2)
         noticed = dataclasses.replace(session(), notice=notice)
@@ -442,8 +448,24 @@ def rendered(tr: Translator) -> Iterator[Shown]:
         yield _view(f"languages, group={group}", views.language_view(tr, CHAT, "ru", group))
 
 
+def every_story() -> Story:
+    """A story with every kind of line: true and false plays, called or not, by the clock,
+    last cards; every pass and leaving; moves folded."""
+    seven, king = cards("7♣", "7♥"), cards("K♦")
+    entries = (
+        PlayEntry(1, 0, Rank.SEVEN, seven, lie=False),
+        PlayEntry(2, 1, Rank.EIGHT, king, lie=True, caller=2, taker=1, taken=3),
+        PlayEntry(3, 2, Rank.NINE, king, lie=True, by_timeout=True),
+        PlayEntry(4, 3, Rank.TEN, seven[:1], lie=False, caller=0, taker=0, taken=2),
+        *(AsideEntry(kind, 1, Rank.JACK) for kind in AsideKind),
+        PlayEntry(9, 0, Rank.QUEEN, king, lie=True, final=True),
+    )
+    return Story(opening=entries[:3], folded=12, closing=entries[3:])
+
+
 #: The view functions the test renders; a new one must be added to ``rendered`` (and here).
 COVERED = {
+    "story_view",
     "lobby_view",
     "lobby_closed_view",
     "ping_view",

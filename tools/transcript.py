@@ -607,6 +607,9 @@ async def play_game(table: Table, preset: str) -> None:
     else:
         raise RuntimeError(f"the game did not end within {MAX_MOVES} moves")
     story.heading("The end", before_last_step=True)
+    # Once the game is over, its story: asked for by the last player, posted once.
+    story.heading("How it went")
+    await table.tap(table.users[-1], GROUP_ID, lambda p: p.op is Op.STORY)
 
 
 async def transcript(lang: str, seed: int, players: int, preset: str) -> str:
@@ -642,6 +645,9 @@ async def transcript(lang: str, seed: int, players: int, preset: str) -> str:
         try:
             app.routes.shell.rng = random.Random(seed)
             app.routes.shell.clock = clock
+            # The store's commits count the group's budget on the same clock as the replies
+            # and the game's story do (else a message counted on this one finds it spent).
+            app.routes.shell.store.sessions.clock = clock
             title = TITLES.get(lang, TITLES["en"])
             table = Table(app, fake, clock, users, title, random.Random(seed))
             await play_game(table, preset)

@@ -133,9 +133,13 @@ async def test_a_full_four_player_game(bot: BotHarness) -> None:
     assert bot.fake.last_message(GROUP_ID).message_id == final_table.message_id
     assert f"{winner.first_name} played out their hand and wins!" in result
     assert "plays" in result and "bluff" in result
-    # The table shows the end with a Play again button only; every hand lost its keyboard and
-    # shows its own result.
-    assert [b["text"] for b in final_table.buttons] == ["🔁 Play again", "🔔 Next game"]
+    # The table shows the end with Play again, the next game's ping and the game's story;
+    # every hand lost its keyboard and shows its own result.
+    assert [b["text"] for b in final_table.buttons] == [
+        "🔁 Play again",
+        "🔔 Next game",
+        "📜 How it went",
+    ]
     for user in PLAYERS:
         hand = bot.fake.last_message(user.id)
         assert not hand.buttons

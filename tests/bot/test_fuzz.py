@@ -344,6 +344,17 @@ def _plays_again(session: Session | None, user_id: int, press: Press, admins: se
     return user_id in players or user_id == session.creator or user_id in admins
 
 
+def _tells_the_story(session: Session | None, press: Press, message: JsonDict) -> bool:
+    """📜 How it went on this finished game's table, pressed in its own chat, by anyone, the
+    first time."""
+    if press.op is not Op.STORY or session is None or session.game is None:
+        return False
+    assert isinstance(press, TablePress)
+    if press.game_id != session.game_id or session.in_progress or session.story.told:
+        return False
+    return int(message["chat"]["id"]) == press.chat_id == session.chat_id
+
+
 # --- pressing -----------------------------------------------------------------------------------
 
 
@@ -436,6 +447,11 @@ async def press(
         assert session is not None and session.game is not None
         still_in = [(p.user_id, p.name) for p in session.game.players if not p.left]
         assert list(after_session.lobby.players) == still_in
+        return True
+    if parsed is not None and _tells_the_story(session, parsed, message):
+        assert after_version == version + 1, f"{data!r} by {user.first_name}: no story told"
+        assert after_session is not None and after_session.story.told
+        assert "sendMessage" in {c.method for c in calls}
         return True
     if legal:
         assert after_version == version + 1, f"legal {data!r} by {user.first_name} not applied"

@@ -331,3 +331,18 @@ async def test_the_bot_removed_from_a_forum_ends_every_topics_game(
     await bot.feed(bot.updates.my_chat_member(FORUM, ANN, "member", "kicked"))
     await _ended_cleanly(bot, redis, night, NIGHT_PLAYERS)
     await _ended_cleanly(bot, redis, day, DAY_PLAYERS)
+
+
+async def test_the_story_of_a_topics_game_is_told_in_its_topic(bot: BotHarness) -> None:
+    night = Place(FORUM_ID, NIGHT)
+    await open_and_deal(bot, night, "Cheat night", NIGHT_PLAYERS)
+    await play_one_card(bot, night, NIGHT_PLAYERS)
+    await in_topic(bot, ANN, "/stop", NIGHT, "Cheat night")
+    assert (await session_at(bot, night)).game is not None
+    mark = len(bot.fake.calls)
+    await bot.press(BOB, FORUM_ID, of(night, Op.STORY))
+    (story,) = forum_sends(bot, mark)
+    assert story.params.get("message_thread_id") == NIGHT
+    text = str(story.params["text"])
+    assert "How it went" in text
+    assert any(user.first_name in text for user in NIGHT_PLAYERS)

@@ -67,7 +67,11 @@ def test_act_applies_the_engine_action_and_starts_the_next_turn_timer() -> None:
     expected, expected_events = apply(state, Play(0, cards("A♣", "A♦"), Rank.ACE))
     assert events == tuple(expected_events)
     assert after == dataclasses.replace(
-        session, game=expected, deadline_ms=T0 + 5_000 + TURN_MS, tally=after.tally
+        session,
+        game=expected,
+        deadline_ms=T0 + 5_000 + TURN_MS,
+        tally=after.tally,
+        story=after.story,
     )
     assert after.tally.of(0).plays == 1 and after.tally.of(0).bluffs == 0
     assert after.notice is None

@@ -2,8 +2,8 @@
 
 Every kind of button has a type of its own, and every field one meaning:
 
-- ``TablePress``: Start, Leave, Cancel (the lobby), Next game and Play again (a finished
-  game's table): the game only.
+- ``TablePress``: Start, Leave, Cancel (the lobby), Next game, Play again, 🔔 Next game and
+  📜 How it went (a finished game's table): the game only.
 - ``ClaimPress``: Cheat! and I believe you, answering claim number ``claim``.
 - ``TurnPress``: Pass and the pass vote, drawn at play count ``plays``.
 - ``HandPress``: the hand keyboard (pick a rank, clear, play), drawn at play count ``plays``;
@@ -62,9 +62,12 @@ class Op(enum.StrEnum):
     ADD_COMPUTER = "b"
     REMOVE_COMPUTER = "d"
     FORGET = "f"
+    STORY = "h"
 
 
-TABLE_OPS = frozenset({Op.START, Op.LEAVE, Op.CANCEL, Op.NEXT_GAME, Op.PLAY_AGAIN, Op.NOTIFY})
+TABLE_OPS = frozenset(
+    {Op.START, Op.LEAVE, Op.CANCEL, Op.NEXT_GAME, Op.PLAY_AGAIN, Op.NOTIFY, Op.STORY}
+)
 CLAIM_OPS = frozenset({Op.CHALLENGE, Op.ACCEPT})
 TURN_OPS = frozenset({Op.PASS, Op.VOTE_YES, Op.VOTE_NO})
 HAND_OPS = frozenset({Op.PICK, Op.CLEAR, Op.PLAY})

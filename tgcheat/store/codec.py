@@ -1,7 +1,8 @@
 """A group's session as one compact JSON document, as it is stored.
 
-The document is small on purpose (a 6-player game is well under 4 KB): cards are numbers, and
-rules are stored as the options that differ from the defaults.
+The document is small on purpose (a 6-player game is under 4 KB, its story included: that keeps
+its first and last moves only): cards are numbers, and rules are stored as the options that
+differ from the defaults.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from tgcheat.engine.state import (
 from tgcheat.engine.strategies import ComputerPlayers
 from tgcheat.table.chronicle import GameTally, Notice, NoticeKind, SeatTally
 from tgcheat.table.session import LobbyClock, Session
+from tgcheat.table.story import AsideEntry, AsideKind, Entry, PlayEntry, Story
 
 _DEFAULT_RULES = Rules().to_dict()
 
@@ -47,6 +49,8 @@ def encode(session: Session) -> bytes:
         doc["nt"] = [notice.kind.value, notice.seat, notice.cards]
     if session.tally.seats:
         doc["ty"] = _tally_doc(session.tally)
+    if not session.story.empty or session.story.told:
+        doc["sy"] = _story_doc(session.story)
     if session.lobby is not None:
         doc["l"] = {"r": _rules_doc(session.lobby.rules), "p": session.lobby.players}
     if session.lobby_clock is not None:
@@ -92,6 +96,7 @@ def decode(raw: bytes) -> Session:
         match=_match_from_doc(doc["m"]) if "m" in doc else None,
         notice=_notice_from_doc(doc["nt"]) if "nt" in doc else None,
         tally=_tally_from_doc(doc["ty"]) if "ty" in doc else GameTally(),
+        story=_story_from_doc(doc["sy"]) if "sy" in doc else Story(),
         # Absent from documents stored before lobbies had a clock (see ``lobby_clock_of``).
         lobby_clock=LobbyClock(*doc["lc"]) if "lc" in doc else None,
         computers=tuple((uid, level) for uid, level in doc.get("cp", ())),
@@ -125,6 +130,61 @@ def _tally_from_doc(doc: dict[str, Any]) -> GameTally:
     return GameTally(
         tuple(SeatTally(*seat) for seat in doc["s"]),
         (biggest[0], biggest[1]) if biggest is not None else None,
+    )
+
+
+def _story_doc(story: Story) -> dict[str, Any]:
+    doc: dict[str, Any] = {"o": [_entry_doc(e) for e in story.opening]}
+    if story.closing:
+        doc["c"] = [_entry_doc(e) for e in story.closing]
+    if story.folded:
+        doc["f"] = story.folded
+    if story.told:
+        doc["k"] = 1
+    return doc
+
+
+def _story_from_doc(doc: dict[str, Any]) -> Story:
+    return Story(
+        opening=tuple(_entry_from_doc(e) for e in doc["o"]),
+        folded=doc.get("f", 0),
+        closing=tuple(_entry_from_doc(e) for e in doc.get("c", ())),
+        told=bool(doc.get("k", 0)),
+    )
+
+
+# A play: [number, seat, rank, cards, flags (1: a lie, 2: by timeout, 4: last cards)], then,
+# when it was called, [caller, taker, taken]; an aside: [kind, seat], then its rank if it has one.
+_LIE, _BY_TIMEOUT, _FINAL = 1, 2, 4
+
+
+def _entry_doc(entry: Entry) -> list[Any]:
+    if isinstance(entry, AsideEntry):
+        rank = [int(entry.rank)] if entry.rank is not None else []
+        return [entry.kind.value, entry.seat, *rank]
+    flags = _LIE * entry.lie | _BY_TIMEOUT * entry.by_timeout | _FINAL * entry.final
+    doc = [entry.number, entry.seat, int(entry.rank), list(entry.cards), flags]
+    if entry.caller is not None:
+        doc += [entry.caller, entry.taker, entry.taken]
+    return doc
+
+
+def _entry_from_doc(doc: list[Any]) -> Entry:
+    if isinstance(doc[0], str):
+        return AsideEntry(AsideKind(doc[0]), doc[1], Rank(doc[2]) if len(doc) > 2 else None)
+    number, seat, rank, cards, flags, *called = doc
+    caller, taker, taken = called or (None, None, 0)
+    return PlayEntry(
+        number,
+        seat,
+        Rank(rank),
+        tuple(map(Card, cards)),
+        bool(flags & _LIE),
+        bool(flags & _BY_TIMEOUT),
+        bool(flags & _FINAL),
+        caller,
+        taker,
+        taken,
     )
 
 

@@ -34,6 +34,7 @@ from tgcheat.table.computers import Level, is_computer, new_computer, seated
 from tgcheat.table.progress import Events, advance
 from tgcheat.table.refusals import SessionRefusal
 from tgcheat.table.session import LobbyClock, Session
+from tgcheat.table.story import Story
 
 
 def open_lobby(
@@ -209,6 +210,7 @@ def _deal(session: Session, lobby: Lobby, rng: RandomSource, now_ms: int) -> tup
         deadline_ms=0,
         notice=None,
         tally=GameTally(),
+        story=Story(),
         computer_players=None,
     )
     return seated(advance(started, state, events, now_ms), state), tuple(events)

@@ -18,6 +18,7 @@ from tgcheat.table.clock import (
 )
 from tgcheat.table.computers import computers_due
 from tgcheat.table.session import Session
+from tgcheat.table.story import storied
 
 Events = tuple[Event, ...]
 
@@ -50,6 +51,7 @@ def advance(session: Session, state: GameState, events: Sequence[Event], now_ms:
         computers_due_ms=computers_due(session, state, events, now_ms),
         notice=notice_of(events),
         tally=tallied(session.tally, state.rules, len(state.players), events),
+        story=storied(session.story, state.rules, events),
     )
 
 

@@ -33,6 +33,10 @@ class SessionRefusal(enum.StrEnum):
     NO_COMPUTER = "no_computer"
     #: /play with too few or too many computer players.
     SOLO_OPPONENTS = "solo_opponents"
+    #: The story of a game asked for while it is being played.
+    GAME_NOT_OVER = "game_not_over"
+    #: The story of a game asked for once more: it was posted already.
+    STORY_TOLD = "story_told"
 
 
 class SessionRefused(Exception):

@@ -12,6 +12,7 @@ from tgcheat.engine.state import GameState, Phase
 from tgcheat.engine.strategies import ComputerPlayers
 from tgcheat.table.chronicle import GameTally, Notice
 from tgcheat.table.place import Place
+from tgcheat.table.story import Story
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +54,8 @@ class Session:
     notice: Notice | None = None
     #: The game so far, for its summary at the end.
     tally: GameTally = field(default_factory=GameTally)
+    #: The game's plays as they really were, told once it is over (``tgcheat.table.story``).
+    story: Story = field(default_factory=Story)
     #: The open lobby's clock (None without a lobby, and in documents stored before lobbies
     #: had one: ``tgcheat.table.clock.lobby_clock_of`` then reads it from the deadline).
     lobby_clock: LobbyClock | None = None

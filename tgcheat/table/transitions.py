@@ -60,6 +60,7 @@ from tgcheat.table.lobby import (
 from tgcheat.table.progress import Events, advance, noticed
 from tgcheat.table.refusals import SessionRefusal
 from tgcheat.table.session import Session
+from tgcheat.table.story import Story
 
 
 def set_language(session: Session | None, language: str) -> Session | None:
@@ -201,10 +202,34 @@ def next_game(
         deadline_ms=0,
         notice=None,
         tally=GameTally(),
+        story=Story(),
         computer_players=None,
         ended_ms=0,
     )
     return seated(advance(fresh, state, events, now_ms), state), tuple(events)
+
+
+# --- the story, once the game is over ---------------------------------------------------------
+
+
+def tell_story(session: Session | None, *, game_id: str) -> Session:
+    """📜 How it went: the finished game's story marked as posted, for anyone who asks (the
+    game is over: nothing in it is secret any more). A button of another game is stale; a
+    game still being played keeps its secrets; a story is posted once a game."""
+    if session is None or session.game_id != game_id or session.game is None:
+        raise refused(SessionRefusal.STALE)
+    if session.live_game is not None:
+        raise refused(SessionRefusal.GAME_NOT_OVER)
+    if session.story.told:
+        raise refused(SessionRefusal.STORY_TOLD)
+    return dataclasses.replace(session, story=dataclasses.replace(session.story, told=True))
+
+
+def untell_story(session: Session | None, *, game_id: str) -> Session | None:
+    """The story could not be posted after all (Telegram refused it): it may be asked again."""
+    if session is None or session.game_id != game_id or not session.story.told:
+        return session
+    return dataclasses.replace(session, story=dataclasses.replace(session.story, told=False))
 
 
 # --- the clock, and the group coming and going -------------------------------------------------

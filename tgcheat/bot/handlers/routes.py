@@ -38,6 +38,7 @@ from tgcheat.bot.handlers.play import PlayHandlers
 from tgcheat.bot.handlers.settings import SettingsHandlers
 from tgcheat.bot.handlers.shell import REFUSALS, Answer, Asker, Command, Shell, command_from
 from tgcheat.bot.handlers.stats import StatsHandlers
+from tgcheat.bot.handlers.story import StoryHandlers
 from tgcheat.bot.taps import Tap, tap_from_update
 from tgcheat.i18n import N_
 
@@ -52,6 +53,7 @@ class Routes:
         self.settings = SettingsHandlers(shell)
         self.language = LanguageHandlers(shell)
         self.membership = MembershipHandlers(shell)
+        self.story = StoryHandlers(shell)
         self.stats = StatsHandlers(shell)
 
     def register(self, application: Application) -> None:  # type: ignore[type-arg]
@@ -141,6 +143,8 @@ class Routes:
                 await self.lobby.play_again(tap, press)
             case TablePress(op=Op.NOTIFY):
                 await self.lobby.notify_press(tap, press)
+            case TablePress(op=Op.STORY):
+                await self.story.tell(tap, press)
             case ComputerPress():
                 await self.lobby.computer_seat(tap, press)
             case TablePress():

@@ -48,6 +48,7 @@ from tgcheat.bot.views.stats import (
     stats_lines,
     top_view,
 )
+from tgcheat.bot.views.story import LiveGameStory, story_view, telegram_length
 from tgcheat.bot.views.table import (
     final_table_view,
     next_game_markup,
@@ -67,6 +68,7 @@ __all__ = [
     "REFUSALS",
     "Button",
     "Keyboard",
+    "LiveGameStory",
     "Reason",
     "View",
     "button",
@@ -108,8 +110,10 @@ __all__ = [
     "scoreboard_lines",
     "settings_view",
     "stats_lines",
+    "story_view",
     "summary_lines",
     "table_view",
+    "telegram_length",
     "title_html",
     "top_view",
 ]

@@ -142,10 +142,10 @@ _BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 _INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cn", "Zs", "Zl", "Zp", "Mn", "Me"})
 
 
-def name_html(name: str) -> str:
+def name_html(name: str, most: int = MAX_NAME_CHARS) -> str:
     """A user's name, safe in an HTML message: isolated for bidirectional text, without
-    direction controls of its own, "?" when it shows nothing, long ones shortened."""
-    return f"<b>{_isolated(name, MAX_NAME_CHARS)}</b>"
+    direction controls of its own, "?" when it shows nothing, longer than ``most`` shortened."""
+    return f"<b>{_isolated(name, most)}</b>"
 
 
 def title_html(title: str) -> str:

@@ -27,6 +27,8 @@ REFUSALS: dict[Reason, str] = {
     ),
     SessionRefusal.NO_COMPUTER: N_("There is no computer player in this game to remove."),
     SessionRefusal.SOLO_OPPONENTS: N_("You can play against 1 to 5 computer players."),
+    SessionRefusal.GAME_NOT_OVER: N_("The game's story is told once the game is over."),
+    SessionRefusal.STORY_TOLD: N_("📜 This game's story is already in the chat, above."),
     Refusal.GAME_OVER: N_("This game is over."),
     Refusal.NOT_IN_GAME: N_("You are not playing in this game."),
     Refusal.NOT_YOUR_TURN: N_("It is not your turn."),

@@ -32,6 +32,7 @@ from tgcheat.engine.match import Match, scoreboard
 from tgcheat.engine.state import EndReason, GameState, Phase, Result
 from tgcheat.i18n import N_, Translator
 from tgcheat.table.audiences import table_answer
+from tgcheat.table.awards import Award, best_liar, sharpest_eye
 from tgcheat.table.chronicle import GameTally, Notice, NoticeKind
 from tgcheat.table.computers import has_computers
 from tgcheat.table.session import Session
@@ -240,6 +241,12 @@ def final_table_view(tr: Translator, session: Session, state: GameState, result:
             notify = TablePress(Op.NOTIFY, session.chat_id, session.game_id, session.topic)
             row.append(button(tr._("🔔 Next game"), callback_data=notify.encode()))
         markup = mirrored(tr, keyboard([row]))
+    # The game is over: what nobody saw during it may be told (on request, once).
+    story = TablePress(Op.STORY, session.chat_id, session.game_id, session.topic)
+    story_row = mirrored(
+        tr, keyboard([[button(tr._("📜 How it went"), callback_data=story.encode())]])
+    )
+    markup = keyboard(markup["inline_keyboard"] + story_row["inline_keyboard"])
     return View(directed(tr, "\n".join(lines)), markup)
 
 
@@ -288,7 +295,8 @@ def result_lines(tr: Translator, state: GameState, result: Result) -> list[str]:
 
 
 def summary_lines(tr: Translator, state: GameState, tally: GameTally) -> list[str]:
-    """The game in a few lines, from what it revealed (never a bluff that was not caught)."""
+    """The game in a few lines, and its awards (the game is over: the bluffs nobody caught
+    are counted too, never shown one by one; that is the story's, on request)."""
     lines = [
         tr.ngettext("📊 {count} play", "📊 {count} plays", state.plays).format(count=state.plays)
         + " · "
@@ -309,14 +317,31 @@ def summary_lines(tr: Translator, state: GameState, tally: GameTally) -> list[st
                 taken,
             ).format(count=taken, name=name_html(state.players[seat].name))
         )
-    sharpest = max(range(len(state.players)), key=lambda s: tally.of(s).right_calls)
-    if tally.of(sharpest).right_calls > 0:
-        right = tally.of(sharpest).right_calls
+    # The awards: the biggest pile above is the unluckiest's; players level share an award.
+    sharpest = sharpest_eye(tally, len(state.players))
+    if sharpest is not None:
         lines.append(
             tr.ngettext(
                 "🔎 Sharpest eye: {name}, {count} bluff caught.",
                 "🔎 Sharpest eye: {name}, {count} bluffs caught.",
-                right,
-            ).format(name=name_html(state.players[sharpest].name), count=right)
+                sharpest.count,
+            ).format(name=_names(tr, state, sharpest), count=sharpest.count)
+        )
+    liar = best_liar(tally, len(state.players))
+    if liar is not None:
+        lines.append(
+            tr.ngettext(
+                "🤥 Best liar: {name}, {count} bluff nobody caught.",
+                "🤥 Best liar: {name}, {count} bluffs nobody caught.",
+                liar.count,
+            ).format(name=_names(tr, state, liar), count=liar.count)
         )
     return lines
+
+
+def _names(tr: Translator, state: GameState, award: Award) -> str:
+    """Who earned an award: "Ann", "Ann and Bob", "Ann, Bob and Cleo"."""
+    *others, last = (name_html(state.players[seat].name) for seat in award.seats)
+    if not others:
+        return last
+    return tr._("{names} and {name}").format(names=joined(tr, others), name=last)

@@ -1,0 +1,61 @@
+"""📜 How it went, on a finished game's result: its story posted where the game was played
+(the group, or the private chat of a game against the computer), once a game, in the game's
+language, for anyone who taps it: the game is over, nothing in it is secret any more."""
+
+from __future__ import annotations
+
+from tgcheat.bot import views
+from tgcheat.bot.callbacks import TablePress
+from tgcheat.bot.handlers.shell import Answer, Shell
+from tgcheat.bot.taps import Tap
+from tgcheat.i18n import N_, translator
+from tgcheat.table import transitions as table
+from tgcheat.table.place import Place
+from tgcheat.table.refusals import SessionRefusal, SessionRefused
+
+GROUP_BUSY = N_("The group has had many messages just now: tap again in a minute.")
+
+
+class StoryHandlers:
+    def __init__(self, shell: Shell) -> None:
+        self.shell = shell
+
+    async def tell(self, tap: Tap, press: TablePress) -> None:
+        """Marked as posted first (one compare-and-set: of two taps at once, one posts), then
+        sent through the group's budget; when it cannot be sent, it may be asked again."""
+        shell = self.shell
+        place = press.place
+        if tap.chat_id != place.chat_id:
+            # A press names the chat of the message it is on: data naming another chat is
+            # forged, and would post a story somewhere nobody asked for it.
+            raise SessionRefused(SessionRefusal.STALE)
+        committed = await shell.store.transact(
+            place,
+            lambda session: (table.tell_story(session, game_id=press.game_id), None),
+            update_id=tap.update_id,
+        )
+        session = committed.session
+        if not committed.changed or session is None:
+            # A delivery of the same press again: the first one posted it.
+            await shell.sender.answer(tap.query_id)
+            return
+        # A group message as the table is: counted on the publisher's clock, as its are.
+        now = shell.publisher.clock()
+        if place.chat_id < 0 and not await shell.store.budget.take_for_reply(place, now):
+            await self._untell(place, press.game_id)
+            raise Answer(GROUP_BUSY)
+        try:
+            sent = await shell.sender.send(
+                place, views.story_view(translator(session.language), session)
+            )
+        except Exception:
+            await self._untell(place, press.game_id)
+            raise
+        if sent is None:
+            await self._untell(place, press.game_id)
+        await shell.sender.answer(tap.query_id)
+
+    async def _untell(self, place: Place, game_id: str) -> None:
+        await self.shell.store.transact(
+            place, lambda session: (table.untell_story(session, game_id=game_id), None)
+        )
