@@ -151,7 +151,7 @@ async def measure(games: int, players: int, preset: str, tap_ms: int, seed: int)
     users = users[:players]
     by_method: Counter[tuple[str, str]] = Counter()
     by_cause: Counter[tuple[str, str, str]] = Counter()
-    plays = waits = 0
+    plays = waits = played_ms = 0
     game_requests = 0
     with throwaway_redis_server() as url:
         for game in range(games):
@@ -180,7 +180,9 @@ async def measure(games: int, players: int, preset: str, tap_ms: int, seed: int)
                     await table._feed(table.updates.start_private(user, None), "/start")
                 table.by_cause.clear()
                 mark = len(fake.calls)
+                started_ms = clock.now_ms
                 plays += await play_one(table, preset)
+                played_ms += clock.now_ms - started_ms
                 # What the clock still shows after the last tap (the result held for the
                 # group's budget, hands).
                 await table.wait(60_000)
@@ -194,7 +196,7 @@ async def measure(games: int, players: int, preset: str, tap_ms: int, seed: int)
             finally:
                 await app.shutdown()
                 await redis.aclose()
-    return summary(by_method, by_cause, plays, games, waits)
+    return summary(by_method, by_cause, plays, games, waits, played_ms)
 
 
 def summary(
@@ -203,6 +205,7 @@ def summary(
     plays: int,
     games: int,
     waits: int,
+    played_ms: int = 0,
 ) -> dict[str, Any]:
     def per_play(count: int) -> float:
         return round(count / plays, 3) if plays else 0.0
@@ -217,6 +220,12 @@ def summary(
     return {
         "games": games,
         "plays": plays,
+        # The pace: a game's plays a minute, and the requests a game in progress costs a
+        # second (without callback answers), from /new to the last play.
+        "plays_per_minute_per_game": round(plays / (played_ms / 60_000), 2) if played_ms else 0,
+        "requests_per_second_per_game": (
+            round((total - answers) / (played_ms / 1000), 3) if played_ms else 0
+        ),
         "seconds_waited_for_a_button": waits,
         "per_play": {
             "all_requests": per_play(total),
@@ -240,7 +249,9 @@ def summary(
 def print_table(result: dict[str, Any]) -> None:
     print(
         f"{result['games']} games, {result['plays']} plays; people waited "
-        f"{result['seconds_waited_for_a_button']} s in all for a button to show\n"
+        f"{result['seconds_waited_for_a_button']} s in all for a button to show; "
+        f"{result['plays_per_minute_per_game']} plays a minute in a game, "
+        f"{result['requests_per_second_per_game']} requests a second per game\n"
     )
     print("| per play | requests |")
     print("|---|---|")
