@@ -121,12 +121,19 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "on_cluster: with TGCHEAT_TEST_CLUSTER=1, run on a Redis Cluster too"
     )
+    config.addinivalue_line(
+        "markers",
+        "single_server: about the single server's own path (tgcheat.store.direct's kept "
+        "connections): never run on the cluster",
+    )
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if os.environ.get("TGCHEAT_TEST_CLUSTER", "").strip() != "1":
         return
     if "redis" not in metafunc.fixturenames:
+        return
+    if metafunc.definition.get_closest_marker("single_server"):
         return
     directory = metafunc.definition.path.parent.name
     if directory in ON_CLUSTER_TOO or metafunc.definition.get_closest_marker("on_cluster"):

@@ -265,7 +265,9 @@ class Stats:
         person = self._keys.person_stats(user_id)
         groups = _text(await bounded(self._redis.hget(person, _GROUPS))).split()
         async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.delete(person, self._keys.chat_stats(user_id), self._keys.user(user_id))
+            # One DEL a key: on a Redis Cluster they are of different slots.
+            for key in (person, self._keys.chat_stats(user_id), self._keys.user(user_id)):
+                pipe.delete(key)
             for group in groups:
                 pipe.hdel(self._keys.chat_stats(int(group)), f"n:{user_id}", f"s:{user_id}")
                 pipe.srem(self._keys.pings(int(group)), user_id)

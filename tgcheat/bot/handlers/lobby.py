@@ -308,9 +308,7 @@ class LobbyHandlers:
             )
 
         async def attempt(actor: Actor) -> Committed[None]:
-            return await shell.store.transact(
-                press.place, change(actor), update_id=tap.update_id
-            )
+            return await shell.store.transact(press.place, change(actor), update_id=tap.update_id)
 
         committed = await shell.as_actor(press.chat_id, tap.user_id, attempt)
         await shell.sender.answer(tap.query_id)
