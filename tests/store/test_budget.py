@@ -109,3 +109,38 @@ async def test_replies_spend_the_budget_and_wait_for_nothing(redis: Redis) -> No
     ] * 2
     assert await redis.zscore(DEFERRED, CHAT) is None
     assert await store.budget.take_for_reply(CHAT, now + 3000)  # a token is back
+
+
+async def test_the_topics_of_a_group_share_its_budget(redis: Redis) -> None:
+    """Telegram's limit (about 20 messages a minute) is the group's, whatever its topics: the
+    games of two topics together spend from one budget, and a flood wait met in one holds the
+    other's table too. What waits for the clock stays each topic's own."""
+    store = GameStore(redis, group_messages_per_minute=20)
+    day, night = Place(CHAT, 11), Place(CHAT, 12)
+    now = int(time.time() * 1000)
+    store.sessions.clock = lambda: now
+    day_game = dataclasses.replace(game_session(), topic=11)
+    night_game = dataclasses.replace(game_session(), topic=12)
+    # The burst (4): two messages in each topic spend it all; the next message in either
+    # waits for the clock.
+    for place, session in ((day, day_game), (night, night_game)):
+        committed = await store.transact(
+            place, lambda s, new=session: (new, 2), group_messages=lambda cost: cost
+        )
+        assert not committed.table_deferred
+    retitled = dataclasses.replace(day_game, title="more")
+    committed = await store.transact(day, lambda s: (retitled, 1), group_messages=lambda cost: cost)
+    assert committed.table_deferred
+    assert await store.budget.deferred_tables(now + 60_000) == [day]
+    assert not await store.budget.take_for_reply(night, now)
+    # A token a while later goes to one table, not one a topic.
+    later = now + 3000
+    assert await store.budget.take(day, later)
+    assert not await store.budget.take(night, later)
+    assert await store.budget.deferred_tables(later + 60_000) == [night]
+    # A flood wait met in one topic is the group's: the other's table waits for its end.
+    ends = later + 30_000
+    await store.budget.hold(day, ends, later, group_flooded=True)
+    assert await store.budget.release(night, ends - 1) is None
+    held = await store.budget.release(night, ends)
+    assert held is not None and held.table
