@@ -1107,12 +1107,19 @@ async def later(seconds: float, job: Callable[[], Awaitable[T]]) -> T:
 
 
 async def retry_redis(job: Callable[[], Awaitable[T]], seconds: float = 60.0) -> T:
-    """Run ``job`` until Redis answers (it may be restarting)."""
+    """Run ``job`` until Redis answers (it may be restarting; on a cluster, a restarting
+    master's slots are down until it is back)."""
     deadline = time.monotonic() + seconds
     while True:
         try:
             return await job()
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
+        except (
+            redis.exceptions.ConnectionError,
+            redis.exceptions.TimeoutError,
+            redis.exceptions.ClusterDownError,
+            redis.exceptions.TryAgainError,
+            OSError,
+        ):
             if time.monotonic() > deadline:
                 raise
             await asyncio.sleep(0.1)
