@@ -64,7 +64,7 @@ from tgcheat.engine.rules import PRESETS, Rules
 from tgcheat.engine.state import Phase
 from tgcheat.i18n import translator
 from tgcheat.simulate import simulate
-from tgcheat.store.games import KEY_PREFIX, REMEMBERED_UPDATES, GameStore
+from tgcheat.store.games import REMEMBERED_UPDATES, GameStore
 from tgcheat.store.keys import UPDATES_FIELD
 from tgcheat.table.clock import lobby_deadline
 from tgcheat.table.session import MessageIds, Session
@@ -619,7 +619,8 @@ class Bench:
                 itertools.islice(self.game_numbers, sizes.account_slots),
             )
             # Their table edits still waiting for the budget must not land in the count.
-            await client.delete(store.keys.deferred_tables)
+            for shard in store.keys.shards:
+                await client.delete(store.keys.deferred_tables_of_shard(shard))
             await asyncio.sleep(DEFERRED_SETTLE_S)
             players.outcomes.clear()
             await server.reset(self.control)
@@ -711,13 +712,15 @@ class Bench:
         of them still waits (until its group's token bucket holds a token again, if nothing
         else is sent there meanwhile)."""
         chats = [
-            int(cast(bytes, c)) for c in await client.zrange(store.keys.deferred_tables, 0, -1)
+            int(cast(bytes, c))
+            for shard in store.keys.shards
+            for c in await client.zrange(store.keys.deferred_tables_of_shard(shard), 0, -1)
         ]
         rate = store.budget.per_minute / 60_000  # tokens a millisecond
         now = now_ms()
         longest = 0.0
         for chat_id in chats:
-            tokens, at = await client.hmget(f"{KEY_PREFIX}:rate:{chat_id}", "tokens", "at")
+            tokens, at = await client.hmget(store.keys.bucket(chat_id), "tokens", "at")
             if tokens is None or at is None:
                 continue
             # Refilled since it was counted; a token is back at 1.
@@ -733,7 +736,14 @@ class Bench:
         deadline = time.monotonic() + 15
         soon = 1000 * (TICK_S + DEFERRED_SETTLE_S)
         while time.monotonic() < deadline:
-            due = await client.zcount(store.keys.deferred_tables, "-inf", now_ms() + soon)
+            due = sum(
+                [
+                    await client.zcount(
+                        store.keys.deferred_tables_of_shard(shard), "-inf", now_ms() + soon
+                    )
+                    for shard in store.keys.shards
+                ]
+            )
             if not due:
                 break
             await asyncio.sleep(0.2)
@@ -1068,9 +1078,9 @@ class Bench:
         for chat_id in probe:
             key = self.store.keys.session(chat_id)
             key_bytes += int(await self.redis.memory_usage(key, samples=0) or 0)
-        deadlines = self.store.keys.deadlines
-        zset_bytes = int(await self.redis.memory_usage(deadlines, samples=0) or 0)
-        zset_entries = int(await self.redis.zcard(deadlines)) or 1
+        shards = [self.store.keys.deadlines_of_shard(shard) for shard in self.store.keys.shards]
+        zset_bytes = sum([int(await self.redis.memory_usage(k, samples=0) or 0) for k in shards])
+        zset_entries = sum([int(await self.redis.zcard(k)) for k in shards]) or 1
         step = max(1, len(many) // sizes.sample_games)
         sample = many[::step][: sizes.sample_games]
         log(f"scale: {sizes.sample_games} of the {sizes.stored_games} games driven over HTTP")

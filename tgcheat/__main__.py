@@ -28,6 +28,8 @@ from telegram.request import BaseRequest
 from tgcheat import simulate
 from tgcheat.config import Config, ConfigError
 from tgcheat.redis_connection import RedisStartError, open_redis
+from tgcheat.store.keys import Keys
+from tgcheat.store.migration import migrate_keys
 from tgcheat.web import GracefulServer, create_web_app
 
 __all__ = ["build_parser", "main"]
@@ -156,6 +158,23 @@ async def _set_webhook(config: Config) -> str:
 # --- poll ----------------------------------------------------------------------------------
 
 
+def _run_migrate_keys(args: argparse.Namespace) -> int:
+    config = Config.from_env(need_webhook=False)
+    return asyncio.run(_migrate_keys(config))
+
+
+async def _migrate_keys(config: Config) -> int:
+    redis_client, close_redis = await open_redis(config, older_keys_ok=True)
+    try:
+        moved = await migrate_keys(redis_client, Keys(config.redis_prefix))
+    finally:
+        await close_redis()
+    print(f"Moved {moved.keys} keys and {moved.clock_entries} clock entries to today's names.")
+    for name in moved.left:
+        print(f"Left {name}: its new name is taken (a game opened since the upgrade).")
+    return EXIT_OK
+
+
 def _run_poll(args: argparse.Namespace) -> int:
     config = Config.from_env(need_webhook=False)
     # One event loop for everything: the Redis client belongs to the loop that opened it, so
@@ -257,6 +276,12 @@ def build_parser() -> argparse.ArgumentParser:
         "register WEBHOOK_URL with Telegram and set the bot's command menu (a release step)",
     )
     add("poll", _run_poll, "run the bot with long polling, for a laptop (removes the webhook)")
+    add(
+        "migrate-keys",
+        _run_migrate_keys,
+        "move the games an older version stored to today's key names (once, with every bot "
+        "process stopped; see README: Upgrading)",
+    )
     simulate.add_parser(commands)
     return parser
 

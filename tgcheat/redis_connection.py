@@ -32,6 +32,8 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
 from tgcheat.config import Config, redact_url
+from tgcheat.store.keys import Keys
+from tgcheat.store.migration import old_keys_left
 
 __all__ = [
     "AOF_DIRNAME",
@@ -88,14 +90,38 @@ class RedisStartError(Exception):
         super().__init__(" ".join(message.split()))
 
 
-async def open_redis(config: Config) -> tuple[redis.asyncio.Redis, Closer]:
+async def open_redis(
+    config: Config, *, older_keys_ok: bool = False
+) -> tuple[redis.asyncio.Redis, Closer]:
     """Connect to REDIS_URL (a Redis Cluster through any of its nodes when REDIS_CLUSTER), or
     start an embedded Redis in TGCHEAT_DATA_DIR.
+
+    Refuses (``RedisStartError``) a Redis that still holds the games of an older version under
+    its key names, until ``tgcheat migrate-keys`` has moved them (tgcheat.store.migration),
+    unless ``older_keys_ok`` (for that command).
 
     Returns the client (bytes in, bytes out: `decode_responses=False`) and an async closer that
     closes the client and, for the embedded server, stops it (its data stays on disk).
     Raises `RedisStartError` when the server cannot be reached or started.
     """
+    client, close = await _connect(config)
+    if older_keys_ok:
+        return client, close
+    try:
+        older = await old_keys_left(client, Keys(config.redis_prefix))
+    except BaseException:
+        await close()
+        raise
+    if older:
+        await close()
+        raise RedisStartError(
+            "Redis holds games under the key names of an older version: stop every process "
+            "of it, run `tgcheat migrate-keys` once, then start (README: Upgrading)"
+        )
+    return client, close
+
+
+async def _connect(config: Config) -> tuple[redis.asyncio.Redis, Closer]:
     if config.redis_url is not None:
         shown = redact_url(config.redis_url)
         client: redis.asyncio.Redis

@@ -104,6 +104,7 @@ import redis.exceptions  # noqa: E402
 
 from tests.support.buttons import press_matcher  # noqa: E402
 from tests.support.fake_telegram import FakeTelegram, HungCall, JsonDict  # noqa: E402
+from tests.support.redis_cluster import RedisCluster, running_cluster  # noqa: E402
 from tests.support.redis_server import RedisServer  # noqa: E402
 from tests.support.updates import UpdateFactory, User, group  # noqa: E402
 from tgcheat.bot.app import CheatApplication, build_application  # noqa: E402
@@ -126,6 +127,7 @@ from tgcheat.engine.invariants import violations as invariant_violations  # noqa
 from tgcheat.engine.rules import Challengers, FinalCheck  # noqa: E402
 from tgcheat.engine.state import GameState, Phase  # noqa: E402
 from tgcheat.store.codec import decode  # noqa: E402
+from tgcheat.store.keys import Keys  # noqa: E402
 from tgcheat.table.clock import clock_action  # noqa: E402
 from tgcheat.table.session import Session  # noqa: E402
 from tgcheat.web import MAX_FAILED_DELIVERIES, SECRET_HEADER, create_web_app  # noqa: E402
@@ -290,10 +292,10 @@ class Process:
 
 @contextlib.asynccontextmanager
 async def bot_process(
-    name: str, redis_url: str, fake: FakeTelegram, seed: int
+    name: str, redis_url: str, fake: FakeTelegram, seed: int, *, cluster: bool = False
 ) -> AsyncIterator[Process]:
     config = Config(telegram_bot_token=TOKEN, webhook_url=WEBHOOK_URL, webhook_secret=SECRET)
-    client = aioredis.from_url(redis_url, decode_responses=False, health_check_interval=30)
+    client = redis_client(redis_url, cluster=cluster)
     application = build_application(
         config,
         client,
@@ -496,7 +498,7 @@ class GameDriver:
 
     async def read(self) -> tuple[int, Session | None]:
         async def once() -> tuple[int, Session | None]:
-            raw_version, raw_doc = await self.redis.hmget(f"tgc:chat:{self.chat_id}", "v", "d")
+            raw_version, raw_doc = await self.redis.hmget(KEYS.session(self.chat_id), "v", "d")
             return int(raw_version or 0), decode(raw_doc) if raw_doc is not None else None
 
         return await retry_redis(once)
@@ -721,7 +723,7 @@ class GameDriver:
         """Whether the group still has something the clock must show (tgcheat.store.budget)."""
 
         async def once() -> bool:
-            due = await self.redis.zscore("tgc:deferred-tables", self.chat_id)
+            due = await self.redis.zscore(KEYS.deferred_tables(self.chat_id), self.chat_id)
             return due is not None
 
         return await retry_redis(once)
@@ -988,7 +990,7 @@ class GameDriver:
         the result, or answer buttons left on a message that is not the live table."""
 
         async def table_id() -> int | None:
-            raw = await self.redis.hget(f"tgc:chat:{self.chat_id}", "m:table")
+            raw = await self.redis.hget(KEYS.session(self.chat_id), "m:table")
             return int(raw) if raw is not None else None
 
         message_id = await retry_redis(table_id)
@@ -1105,22 +1107,80 @@ async def later(seconds: float, job: Callable[[], Awaitable[T]]) -> T:
 
 
 async def retry_redis(job: Callable[[], Awaitable[T]], seconds: float = 60.0) -> T:
-    """Run ``job`` until Redis answers (it may be restarting)."""
+    """Run ``job`` until Redis answers (it may be restarting; on a cluster, a restarting
+    master's slots are down until it is back)."""
     deadline = time.monotonic() + seconds
     while True:
         try:
             return await job()
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
+        except (
+            redis.exceptions.ConnectionError,
+            redis.exceptions.TimeoutError,
+            redis.exceptions.ClusterDownError,
+            redis.exceptions.TryAgainError,
+            OSError,
+        ):
             if time.monotonic() > deadline:
                 raise
             await asyncio.sleep(0.1)
+
+
+#: The store's key names (the default prefix), for the driver's own reads.
+KEYS = Keys()
+
+
+def redis_client(url: str, *, cluster: bool) -> aioredis.Redis:
+    """A client of the soak's Redis: of the cluster's (as REDIS_CLUSTER=1 opens it) with
+    ``cluster``."""
+    if cluster:
+        client = aioredis.RedisCluster.from_url(
+            url, decode_responses=False, health_check_interval=30
+        )
+        return client  # type: ignore[return-value]
+    return aioredis.from_url(url, decode_responses=False, health_check_interval=30)
+
+
+class Servers:
+    """The soak's Redis: one server, or (``--cluster``) a 3-master Redis Cluster of the test
+    harness. A restart stops one server (on a cluster a master, chosen at random) and starts it
+    again on the same port and data; on a cluster it then waits until the cluster is ok."""
+
+    def __init__(self, workdir: str, *, cluster: bool) -> None:
+        self.cluster = cluster
+        self._stack = contextlib.ExitStack()
+        self._cluster: RedisCluster | None = None
+        self._server: RedisServer | None = None
+        if cluster:
+            self._cluster = self._stack.enter_context(running_cluster(workdir))
+            self.url = self._cluster.url
+        else:
+            self._server = RedisServer(workdir, append_only=True)
+            self._server.start()
+            self._stack.callback(self._server.stop)
+            self.url = self._server.url
+
+    def restart(self, rng: random.Random, down_s: float) -> None:
+        if self._cluster is not None:
+            node = rng.choice(self._cluster.masters)
+            node.server.stop()
+            time.sleep(down_s)
+            node.server.start()
+            self._cluster.wait_until_ok()
+        else:
+            assert self._server is not None
+            self._server.stop()
+            time.sleep(down_s)
+            self._server.start()
+
+    def stop(self) -> None:
+        self._stack.close()
 
 
 # --- chaos ----------------------------------------------------------------------------------------
 
 
 async def chaos(
-    server: RedisServer,
+    servers: Servers,
     fake: FakeTelegram,
     rates: FaultRates,
     stats: Stats,
@@ -1146,9 +1206,7 @@ async def chaos(
         kind = next(kinds)
         if kind == "redis":
             stats.faults["redis_restart"] += 1
-            await asyncio.to_thread(server.stop)
-            await asyncio.sleep(rng.uniform(*rates.redis_down_s))
-            await asyncio.to_thread(server.start)
+            await asyncio.to_thread(servers.restart, rng, rng.uniform(*rates.redis_down_s))
         elif kind == "429":
             stats.faults["http_429"] += 1
             fake.fail_next(rng.choice(RATE_LIMITED_METHODS), status=429, retry_after=1)
@@ -1172,7 +1230,15 @@ def iter_kinds(rng: random.Random, rates: FaultRates) -> Iterator[str]:
 # --- the run --------------------------------------------------------------------------------------
 
 
-async def soak(games: int, seed: int, seconds: float, parallel: int, log_path: str | None) -> Stats:
+async def soak(
+    games: int,
+    seed: int,
+    seconds: float,
+    parallel: int,
+    log_path: str | None,
+    *,
+    cluster: bool = False,
+) -> Stats:
     stats = Stats()
     rates = FaultRates()
     rng = random.Random(seed)
@@ -1180,18 +1246,19 @@ async def soak(games: int, seed: int, seconds: float, parallel: int, log_path: s
     started = time.monotonic()
     stop_at = started + seconds
     with tempfile.TemporaryDirectory(prefix="tgcheat-soak-") as workdir:
-        server = RedisServer(workdir, append_only=True)
-        server.start()
+        servers = Servers(workdir, cluster=cluster)
         fake = FakeTelegram()
         stop = asyncio.Event()
         try:
             async with AsyncExitStack() as stack:
                 processes = [
-                    await stack.enter_async_context(bot_process(name, server.url, fake, seed + i))
+                    await stack.enter_async_context(
+                        bot_process(name, servers.url, fake, seed + i, cluster=cluster)
+                    )
                     for i, name in enumerate(("web.1", "web.2"))
                 ]
                 telegram = Telegram(processes, fake, rates, stats, rng)
-                reader = aioredis.from_url(server.url, decode_responses=False)
+                reader = redis_client(servers.url, cluster=cluster)
                 stack.push_async_callback(reader.aclose)
                 flooded, poisoned, killed = (rng.randrange(games) for _ in range(3))
                 drivers = [
@@ -1219,14 +1286,12 @@ async def soak(games: int, seed: int, seconds: float, parallel: int, log_path: s
                             finally:
                                 telegram.games_running -= 1
 
-                troublemaker = asyncio.create_task(chaos(server, fake, rates, stats, rng, stop))
+                troublemaker = asyncio.create_task(chaos(servers, fake, rates, stats, rng, stop))
                 watchdog = asyncio.create_task(overstay(seconds + OVERSTAY_S))
                 await asyncio.gather(*(run(d) for d in drivers))
                 watchdog.cancel()
                 stop.set()
                 await troublemaker
-                if not server.up:
-                    await asyncio.to_thread(server.start)
                 # What the dead processes owed is the clocks' once their leases are over.
                 settled = await asyncio.gather(*(d.settled() for d in drivers if d.deck_size))
                 stats.outcomes["groups not settled"] = settled.count(False)
@@ -1237,7 +1302,7 @@ async def soak(games: int, seed: int, seconds: float, parallel: int, log_path: s
                 for problem in fake_problems[:20]:
                     stats.violation(f"Bot API: {problem}")
         finally:
-            server.stop()
+            servers.stop()
     stats.outcomes["seconds"] = round(time.monotonic() - started)
     return stats
 
@@ -1338,12 +1403,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parallel", type=int, default=10, help="games played at once")
     parser.add_argument("--log", help="write the bot's log (INFO) to this file")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    parser.add_argument(
+        "--cluster",
+        action="store_true",
+        help="play on a 3-master Redis Cluster of its own (REDIS_CLUSTER=1's client)",
+    )
     args = parser.parse_args(argv)
     if not 1 <= args.games <= MAX_GAMES:
         parser.error(f"--games must be 1-{MAX_GAMES}")
     if not 0 < args.seconds <= MAX_SECONDS:
         parser.error(f"--seconds must be in (0, {MAX_SECONDS}]")
-    stats = asyncio.run(soak(args.games, args.seed, args.seconds, max(1, args.parallel), args.log))
+    stats = asyncio.run(
+        soak(
+            args.games,
+            args.seed,
+            args.seconds,
+            max(1, args.parallel),
+            args.log,
+            cluster=args.cluster,
+        )
+    )
     if args.json:
         print(json.dumps(summary(stats, args.games, args.seed)), flush=True)
     else:

@@ -50,7 +50,7 @@ async def test_a_group_in_a_long_flood_wait_holds_its_table_and_no_other_group_w
         assert bot.table_text(FLOODED_GROUP) == flooded_table
         refused = [c for c in bot.fake.calls if c.status == 429]
         assert refused and all(c.params["chat_id"] == FLOODED_GROUP for c in refused)
-        due = await redis.zscore(bot.store.keys.deferred_tables, FLOODED_GROUP)
+        due = await redis.zscore(bot.store.keys.deferred_tables(FLOODED_GROUP), FLOODED_GROUP)
         assert due is not None and due >= wall_clock_ms() + (LONG_WAIT_S - 60) * 1000
 
         # The other group plays on: its press and its timeout are shown as usual.
@@ -77,7 +77,9 @@ async def test_a_group_in_a_long_flood_wait_holds_its_table_and_no_other_group_w
         await timers_of(bot).refresh_deferred_tables(later)
         shown = bot.table_text(FLOODED_GROUP)
         assert "pile: 2 cards" in shown and "ran out of time" in shown
-        assert await redis.zscore(bot.store.keys.deferred_tables, FLOODED_GROUP) is None
+        assert (
+            await redis.zscore(bot.store.keys.deferred_tables(FLOODED_GROUP), FLOODED_GROUP) is None
+        )
         calls = len(bot.fake.calls)
         await timers_of(bot).refresh_deferred_tables(later)
         assert len(bot.fake.calls) == calls

@@ -59,7 +59,7 @@ from tgcheat.engine.game import refusal
 from tgcheat.engine.invariants import violations
 from tgcheat.engine.rules import PRESETS, Passing, RankRule, Rules
 from tgcheat.engine.state import Phase
-from tgcheat.store.keys import SHOWN_FIELD
+from tgcheat.store.keys import SHOWN_FIELD, Keys
 from tgcheat.table.computers import is_computer
 from tgcheat.table.session import Session
 
@@ -124,7 +124,7 @@ class Table:
         return self.bot.fake
 
     async def session(self) -> tuple[Session | None, int, dict[str, int]]:
-        raw = await self.redis.hget(f"tgc:chat:{GROUP_ID}", "v")
+        raw = await self.redis.hget(KEYS.session(GROUP_ID), "v")
         session, messages = await self.bot.store.load(GROUP_ID)
         return session, int(raw or 0), messages
 
@@ -487,14 +487,17 @@ def _settable_keys(press: Press | None, user: User) -> set[bytes]:
         return set()
     keys: set[str] = set()
     if isinstance(press, TablePress) and press.op is Op.NOTIFY:
-        keys.add(f"tgc:ping:{press.chat_id}")
+        keys.add(KEYS.pings(press.chat_id))
     if isinstance(press, LanguagePress) and press.chat_id == user.id:
-        keys.add(f"tgc:user:{user.id}")
+        keys.add(KEYS.user(user.id))
     if isinstance(press, SettingsPress | LanguagePress) and user.id == ADMIN.id:
-        keys.add(f"tgc:group:{press.chat_id}")
+        keys.add(KEYS.group(press.chat_id))
         if isinstance(press, LanguagePress):
-            keys.add(f"tgc:chat:{press.chat_id}")
+            keys.add(KEYS.session(press.chat_id))
     return {key.encode() for key in keys}
+
+
+KEYS = Keys()
 
 
 # --- real moves, through the buttons a person presses ------------------------------------------

@@ -10,6 +10,7 @@ from tests.support.updates import User, private
 from tgcheat.bot.callbacks import ClaimPress, HandPress, Op
 from tgcheat.engine.cards import Rank
 from tgcheat.engine.state import GameState
+from tgcheat.store.keys import Keys
 
 ALICE, BOB, CAROL, DAN = User(1, "Alice"), User(2, "Bob"), User(3, "Carol"), User(4, "Dan")
 OUTSIDER = User(9, "Mallory")
@@ -31,7 +32,7 @@ def _user(state: GameState, seat: int) -> User:
 
 
 async def _session_version(bot: BotHarness) -> bytes | None:
-    return await bot.store._redis.hget(f"tgc:chat:{GROUP_ID}", "v")
+    return await bot.store._redis.hget(Keys().session(GROUP_ID), "v")
 
 
 async def _press_data(bot: BotHarness, user: User, chat_id: int, data: str) -> None:

@@ -277,7 +277,7 @@ async def test_a_game_with_computer_players_counts_apart_and_in_no_groups_table(
     assert await bot.store.stats.group(GROUP_ID) == group_before
     rows = [
         field
-        async for key in redis.scan_iter(match="tgc:stats:chat:*")
+        async for key in redis.scan_iter(match="tgc:*stats:chat:*")
         for field in await redis.hkeys(key)
         if field.startswith((b"s:", b"n:"))
     ]

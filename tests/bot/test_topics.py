@@ -31,7 +31,7 @@ from tgcheat.bot.callbacks import (
 from tgcheat.engine.cards import Rank
 from tgcheat.engine.state import Phase
 from tgcheat.store.codec import encode
-from tgcheat.store.keys import Keys
+from tgcheat.store.keys import SHARDS, Keys
 from tgcheat.table.place import Place
 from tgcheat.table.session import Session
 
@@ -200,9 +200,9 @@ async def _ended_cleanly(bot: BotHarness, redis: Redis, place: Place, users: lis
     """The game at ``place`` is over: nothing kept, no deadline, nothing waiting for the
     clock, and every player's hand says it ended (no card buttons left)."""
     assert (await bot.store.load(place))[0] is None
-    assert await redis.zscore(bot.store.keys.deadlines, place.key) is None
-    assert await redis.zscore(bot.store.keys.deferred_tables, place.key) is None
-    assert not await redis.exists(bot.store.keys.budget(place))
+    assert await redis.zscore(bot.store.keys.deadlines(place.chat_id), place.key) is None
+    assert await redis.zscore(bot.store.keys.deferred_tables(place.chat_id), place.key) is None
+    assert not await redis.exists(bot.store.keys.waiting(place))
     for user in users:
         hand = bot.fake.last_message(user.id)
         assert not any(
@@ -287,18 +287,20 @@ async def test_a_button_naming_another_topic_is_refused(bot: BotHarness) -> None
     assert day_after.version == day_before.version and day_after.session == day_before.session
 
 
-def test_a_plain_groups_buttons_links_and_keys_are_unchanged() -> None:
+def test_a_plain_groups_buttons_and_links_are_unchanged_and_its_keys_the_chats() -> None:
     assert TablePress(Op.START, GROUP_ID, "abc123").encode() == f"s:{GROUP_ID}:abc123:0"
     assert views.join_payload(GROUP_ID) == f"j{GROUP_ID}"
     assert views.hand_payload(Place(GROUP_ID)) == f"h{GROUP_ID}"
+    # Its keys are named by the chat alone, under its shard's hash tag (tgcheat.store.keys).
     keys = Keys()
-    assert keys.session(Place(GROUP_ID)) == f"tgc:chat:{GROUP_ID}"
-    assert keys.budget(Place(GROUP_ID)) == f"tgc:rate:{GROUP_ID}"
+    tag = f"tgc:{{s{GROUP_ID % SHARDS}}}"
+    assert keys.session(Place(GROUP_ID)) == f"{tag}:chat:{GROUP_ID}"
+    assert keys.waiting(Place(GROUP_ID)) == keys.bucket(GROUP_ID) == f"{tag}:rate:{GROUP_ID}"
     assert b'"tp"' not in encode(Session(GROUP_ID, "abc123", 1, title="T"))
     # A topic's are its own, and read back.
     press = TablePress(Op.START, GROUP_ID, "abc123", NIGHT)
     assert parse(press.encode()) == press and press.encode() != f"s:{GROUP_ID}:abc123:0"
-    assert keys.session(Place(GROUP_ID, NIGHT)) == f"tgc:chat:{GROUP_ID}:{NIGHT}"
+    assert keys.session(Place(GROUP_ID, NIGHT)) == f"{tag}:chat:{GROUP_ID}:{NIGHT}"
     assert views.join_payload(Place(GROUP_ID, NIGHT)) == f"j{GROUP_ID}_{NIGHT}"
 
 

@@ -36,6 +36,7 @@ from tgcheat.engine.game import awaited
 from tgcheat.engine.invariants import violations
 from tgcheat.engine.state import GameState, Phase
 from tgcheat.store.games import GameStore
+from tgcheat.store.keys import Keys
 from tgcheat.table.session import Session
 from tgcheat.web import SECRET_HEADER, create_web_app
 
@@ -126,7 +127,7 @@ async def two_webhooks(
 
 async def stored(redis: Redis) -> tuple[Session, int]:
     session, _ = await GameStore(redis).load(GROUP_ID)
-    version = await redis.hget(f"tgc:chat:{GROUP_ID}", "v")
+    version = await redis.hget(Keys().session(GROUP_ID), "v")
     assert session is not None
     return session, int(version or 0)
 

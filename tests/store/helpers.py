@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import random
 
+from redis.asyncio import Redis
+
 from tgcheat.engine.game import new_game, random_seating
 from tgcheat.engine.rules import PRESETS
+from tgcheat.store.keys import Keys
+from tgcheat.table.place import Place
 from tgcheat.table.session import Session
 
 CHAT = -100123
@@ -28,3 +32,24 @@ def replace_with(new: Session):  # type: ignore[no-untyped-def]
         return new, None
 
     return change
+
+
+#: The key names of the default prefix, for tests that look at Redis itself.
+KEYS = Keys()
+#: The deferred tables of CHAT's shard.
+DEFERRED = KEYS.deferred_tables(CHAT)
+#: CHAT's session hash.
+SESSION = KEYS.session(Place(CHAT))
+#: CHAT's message budget (its bucket, and what waits in the chat's own place).
+BUCKET = KEYS.bucket(CHAT)
+
+
+async def stored_keys(redis: Redis) -> list[bytes]:
+    """Every key stored, sorted (on a cluster, those of every master: a SCAN of each)."""
+    return sorted([key async for key in redis.scan_iter()])
+
+
+async def existing(redis: Redis, *keys: str) -> int:
+    """How many of ``keys`` exist, asked one key at a time (on a cluster they may be of
+    several slots)."""
+    return sum([int(await redis.exists(key)) for key in keys])

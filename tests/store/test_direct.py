@@ -51,6 +51,7 @@ async def test_a_connection_the_server_dropped_is_reconnected(redis: Redis) -> N
     assert session is not None and session.title == "kept"
 
 
+@pytest.mark.single_server
 async def test_a_command_cancelled_half_way_leaves_no_answer_behind(redis: Redis) -> None:
     direct = DirectCommands(redis)
     with pytest.raises(TimeoutError):
@@ -60,6 +61,7 @@ async def test_a_command_cancelled_half_way_leaves_no_answer_behind(redis: Redis
     assert await direct.execute("ECHO", "mine") == b"mine"
 
 
+@pytest.mark.single_server
 async def test_stores_on_one_client_share_their_connections(redis: Redis) -> None:
     before = len(await redis.client_list())
     for n in range(20):
@@ -84,6 +86,7 @@ async def test_a_pool_with_a_limit_is_never_drained_by_kept_connections(redis_ur
         await client.aclose()
 
 
+@pytest.mark.single_server
 @pytest.mark.parametrize("protocol", [2, 3])
 async def test_a_session_reads_the_same_under_either_protocol(
     redis: Redis, redis_url: str, protocol: int

@@ -7,7 +7,7 @@ import dataclasses
 
 from redis.asyncio import Redis
 
-from tests.store.helpers import CHAT, game_session, replace_with
+from tests.store.helpers import CHAT, DEFERRED, existing, game_session, replace_with
 from tgcheat.store.games import GameStore
 from tgcheat.table.place import Place
 from tgcheat.table.session import MessageIds, Session
@@ -22,11 +22,11 @@ async def test_forgetting_a_chat_removes_its_session_deadline_and_deferred_table
     await store.messages.add(CHAT, MessageIds(table=5))
     await store.settings.save_group_language(CHAT, "de")
     assert await store.clock.due(5_000) == [Place(CHAT)]
-    assert await redis.zscore("tgc:deferred-tables", CHAT) is not None
+    assert await redis.zscore(DEFERRED, CHAT) is not None
     await store.forget_chat(CHAT)
     assert await store.load(CHAT) == (None, MessageIds())
     assert await store.clock.due(5_000) == []
-    assert await redis.zscore("tgc:deferred-tables", CHAT) is None
+    assert await redis.zscore(DEFERRED, CHAT) is None
     # What the group chose is not part of its game.
     assert await store.settings.group_language(CHAT) == "de"
 
@@ -61,4 +61,6 @@ async def test_a_prefix_keeps_stores_apart(redis: Redis) -> None:
     assert (await mine.load(CHAT))[0] == session
     assert await mine.clock.due(10) == [Place(CHAT)]
     assert await theirs.settings.user_language(1) is None
-    assert await redis.exists("one:chat:-100123", "one:deadlines", "one:user:1") == 3
+    named = (mine.keys.session(Place(CHAT)), mine.keys.deadlines(CHAT), mine.keys.user(1))
+    assert all(key.startswith("one:") for key in named)
+    assert await existing(redis, *named) == 3

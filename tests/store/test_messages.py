@@ -7,7 +7,7 @@ import dataclasses
 
 from redis.asyncio import Redis
 
-from tests.store.helpers import CHAT, game_session, replace_with
+from tests.store.helpers import CHAT, SESSION, game_session, replace_with
 from tgcheat.store.games import SESSION_TTL_S, GameStore
 from tgcheat.store.messages import message_fields, message_ids
 from tgcheat.table.session import MessageIds
@@ -34,7 +34,7 @@ async def test_message_ids_are_kept_per_chat_with_its_session(redis: Redis) -> N
     store = GameStore(redis)
     # No session, nothing to show: an id sent as a session went away is not kept.
     await store.messages.add(CHAT, MessageIds(table=4))
-    assert await redis.exists(f"tgc:chat:{CHAT}") == 0
+    assert await redis.exists(SESSION) == 0
     session = game_session()
     await store.transact(CHAT, replace_with(session))
     await store.messages.add(CHAT, MessageIds(table=5, hands={1: 9}))
@@ -46,7 +46,7 @@ async def test_message_ids_are_kept_per_chat_with_its_session(redis: Redis) -> N
     await store.transact(CHAT, replace_with(dataclasses.replace(session, title="New")))
     _, messages = await GameStore(redis).load(CHAT)
     assert messages == MessageIds(table=5, hands={1: 9, 2: 11})
-    assert 0 < await redis.ttl(f"tgc:chat:{CHAT}") <= SESSION_TTL_S
+    assert 0 < await redis.ttl(SESSION) <= SESSION_TTL_S
     await store.messages.clear(CHAT, keep_table=True)
     loaded, messages = await GameStore(redis).load(CHAT)
     assert messages == MessageIds(table=5)

@@ -9,14 +9,14 @@ import time
 
 from redis.asyncio import Redis
 
-from tests.store.helpers import CHAT, game_session
+from tests.store.helpers import BUCKET, CHAT, DEFERRED, KEYS, SESSION, game_session
 from tgcheat.store.budget import Held
 from tgcheat.store.games import GameStore, MustShow
 from tgcheat.store.messages import TABLE_ROLE, Recorded, hand_role
 from tgcheat.store.scripts import HISTORY_KEPT, OUTBOX_ENTRIES, OUTBOX_LEASE_MS
+from tgcheat.table.place import Place
 from tgcheat.table.session import MessageIds
 
-DEFERRED = "tgc:deferred-tables"
 NOTHING = Recorded((), None)
 
 
@@ -91,7 +91,7 @@ async def test_a_change_that_owes_nothing_records_nothing(redis: Redis) -> None:
     store = GameStore(redis)
     await _commit(store, None)
     await _commit(store, MustShow())
-    assert await redis.hget(f"tgc:rate:{CHAT}", "out") is None
+    assert await redis.hget(BUCKET, "out") is None
 
 
 async def test_a_group_keeps_a_bounded_number_of_entries(redis: Redis) -> None:
@@ -126,7 +126,7 @@ async def test_nothing_is_recorded_for_a_session_that_is_gone(redis: Redis) -> N
     store = GameStore(redis)
     recorded = await store.messages.record(1, 1, 0, ids=MessageIds(table=3), shown=[TABLE_ROLE])
     assert recorded == NOTHING
-    assert await redis.exists("tgc:chat:1") == 0
+    assert await redis.exists(KEYS.session(Place(1))) == 0
 
 
 async def test_a_publisher_still_showing_hands_keeps_its_lease_for_them(redis: Redis) -> None:
@@ -159,5 +159,5 @@ async def test_a_session_keeps_the_lines_of_its_last_former_tables_only(redis: R
         await store.messages.add(
             CHAT, MessageIds(table=message_id + 1), history=(message_id, f"line {message_id}")
         )
-    kept = [f for f in await redis.hkeys(f"tgc:chat:{CHAT}") if f.startswith(b"m:h:")]
+    kept = [f for f in await redis.hkeys(SESSION) if f.startswith(b"m:h:")]
     assert sorted(int(f[4:]) for f in kept) == list(range(4, HISTORY_KEPT + 4))

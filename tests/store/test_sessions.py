@@ -7,9 +7,9 @@ import asyncio
 import dataclasses
 
 import pytest
-from redis.asyncio import Redis
+from redis.asyncio import Redis, RedisCluster
 
-from tests.store.helpers import CHAT, game_session, replace_with
+from tests.store.helpers import CHAT, SESSION, game_session, replace_with, stored_keys
 from tests.store.roundtrips import counting_round_trips
 from tgcheat.engine.lobby import Lobby
 from tgcheat.engine.rules import Rules
@@ -37,10 +37,10 @@ async def test_transact_writes_once_and_ignores_a_repeated_update(redis: Redis) 
     assert other.duplicate and calls == 0
     loaded, _ = await store.load(CHAT)
     assert loaded == session
-    ttl = await redis.ttl(f"tgc:chat:{CHAT}")
+    ttl = await redis.ttl(SESSION)
     assert 0 < ttl <= SESSION_TTL_S
     # The update is remembered in the session's hash, and expires with it: no key of its own.
-    assert await redis.keys("*") == [f"tgc:chat:{CHAT}".encode()]
+    assert await stored_keys(redis) == [SESSION.encode()]
 
 
 async def test_returning_the_same_session_writes_nothing(redis: Redis) -> None:
@@ -48,14 +48,19 @@ async def test_returning_the_same_session_writes_nothing(redis: Redis) -> None:
     outcome = await store.transact(CHAT, lambda s: (s, "nothing"), update_id=7)
     assert outcome.outcome is Outcome.UNCHANGED and outcome.version == 0
     # A refused change does not mark the update as handled: a re-delivery is tried again.
-    assert await redis.keys("*") == []
+    assert await stored_keys(redis) == []
 
 
 async def test_concurrent_changes_are_serialised_by_compare_and_set(redis: Redis) -> None:
     store = GameStore(redis)
     await store.transact(CHAT, lambda s: (Session(CHAT, "g1", 1, lobby=Lobby(1, Rules())), None))
     # Fifty clients add one player each at the same moment; every addition must survive.
-    clients = [Redis.from_pool(redis.connection_pool) for _ in range(5)]
+    # (A cluster client has a pool per node already: it stands for the five.)
+    clients = (
+        [redis] * 5
+        if isinstance(redis, RedisCluster)
+        else [Redis.from_pool(redis.connection_pool) for _ in range(5)]
+    )
 
     async def add(i: int) -> None:
         own = GameStore(clients[i % len(clients)])
@@ -72,7 +77,7 @@ async def test_concurrent_changes_are_serialised_by_compare_and_set(redis: Redis
     loaded, _ = await store.load(CHAT)
     assert loaded is not None and loaded.lobby is not None
     assert sorted(uid for uid, _ in loaded.lobby.players) == list(range(50))
-    assert int(await redis.hget(f"tgc:chat:{CHAT}", "v") or 0) == 51
+    assert int(await redis.hget(SESSION, "v") or 0) == 51
 
 
 async def test_the_same_update_delivered_twice_at_once_applies_once(redis: Redis) -> None:
@@ -165,8 +170,8 @@ async def test_a_game_keeps_a_bounded_memory_of_its_updates(redis: Redis) -> Non
     for update_id in range(1000, 1100):
         assert (await store.transact(CHAT, _adding(update_id), update_id=update_id)).changed
     # One key whatever the number of updates, and the marks stay small.
-    assert await redis.keys("*") == [f"tgc:chat:{CHAT}".encode()]
-    marks = await redis.hget(f"tgc:chat:{CHAT}", "u")
+    assert await stored_keys(redis) == [SESSION.encode()]
+    marks = await redis.hget(SESSION, "u")
     assert marks is not None and len(marks.split()) == 2 + REMEMBERED_UPDATES
     # Every one of them, re-delivered to any process, is ignored: the recent ones by name, the
     # older ones as below the floor.

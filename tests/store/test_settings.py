@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from redis.asyncio import Redis
 
-from tests.store.helpers import CHAT
+from tests.store.helpers import CHAT, KEYS
 from tgcheat.engine.rules import PRESETS, Rules
 from tgcheat.store.games import GameStore
 
@@ -23,8 +23,8 @@ async def test_a_groups_rules_and_language_are_kept(redis: Redis) -> None:
     await store.settings.save_group_rules(CHAT, PRESETS["cheat"])
     assert await other.settings.group_rules(CHAT) == PRESETS["cheat"]
     # Both in the group's one hash, which does not expire.
-    assert sorted(await redis.hkeys(f"tgc:group:{CHAT}")) == [b"lang", b"rules"]
-    assert await redis.ttl(f"tgc:group:{CHAT}") == -1
+    assert sorted(await redis.hkeys(KEYS.group(CHAT))) == [b"lang", b"rules"]
+    assert await redis.ttl(KEYS.group(CHAT)) == -1
 
 
 async def test_a_users_language_is_their_own(redis: Redis) -> None:

@@ -4,28 +4,28 @@ edits included.
 Each group has a token bucket in Redis, shared by every process (its Lua is
 tgcheat.store.scripts.TOKEN_BUCKET): a change's group messages are spent in the session's
 compare-and-set, and when the bucket is overdrawn the table edit is deferred (a sorted set of
-chat ids scored by when a token is back). The clock then takes a token here for each deferred
-table, which shows the state of then.
+places per shard, scored by when a token is back). The clock then takes a token here for each
+deferred table, which shows the state of then.
 
 Telegram's own limit has the last word: when it answers 429 ("retry after N"), what was not
 shown is held here (``hold``: the group's flood wait, the table, announcements, hands) and the
 chat is deferred until the wait is over; the clock then ``release``s it, once, to one process.
 
-A forum topic's game has a bucket of its own (``Keys.budget`` of its place), holding its own
-table, announcements and outbox: the topics of one group share Telegram's limit only through
-its 429s (the sender's flood wait is per chat, so a wait met in one topic holds the others'
-messages too).
+Telegram's limit is the group's, whatever its topics: the games of a forum's topics spend
+from one bucket, the chat's (``Keys.bucket``), which also keeps the group's flood wait. What
+waits for the clock is each place's own (``Keys.waiting``: its table, announcements, hands and
+outbox), in the same hash slot as the bucket.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import cast
 
 import orjson
 from redis.asyncio import Redis
 
+from tgcheat.store.clock import due_in_shards
 from tgcheat.store.keys import Keys
 from tgcheat.store.outbox import MustShow
 from tgcheat.store.scripts import (
@@ -87,18 +87,17 @@ class GroupBudget:
 
     async def deferred_tables(self, now_ms: int, limit: int = 64) -> list[Place]:
         """Places whose table edit waited for their budget and is now due, at most ``limit``."""
-        raw = await bounded(
-            self._redis.zrangebyscore(self._keys.deferred_tables, "-inf", now_ms, 0, limit)
-        )
-        return [Place.from_key(cast(bytes, key).decode()) for key in raw]
+        return await due_in_shards(self._redis, self._keys.deferred_tables_of_shard, now_ms, limit)
 
     async def take(self, where: Where, now_ms: int) -> bool:
         """Take one group message from the budget for the table, shown now; False (and the
         table deferred) while the budget is overdrawn or the group in a flood wait."""
+        place = Place.of(where)
         call = take_call(
-            budget_key=self._keys.budget(Place.of(where)),
-            deferred_key=self._keys.deferred_tables,
-            place=Place.of(where).key,
+            bucket_key=self._keys.bucket(place.chat_id),
+            deferred_key=self._keys.deferred_tables(place.chat_id),
+            waiting_key=self._keys.waiting(place),
+            place=place.key,
             per_minute=self.per_minute,
             now_ms=now_ms,
         )
@@ -108,7 +107,9 @@ class GroupBudget:
         """Take one group message for a reply to a command; False while the budget is
         overdrawn or the group in a flood wait (the reply is not sent; nothing waits)."""
         call = reply_call(
-            budget_key=self._keys.budget(Place.of(where)), per_minute=self.per_minute, now_ms=now_ms
+            bucket_key=self._keys.bucket(Place.of(where).chat_id),
+            per_minute=self.per_minute,
+            now_ms=now_ms,
         )
         return bool(await bounded(self._reply(keys=call.keys, args=call.args)))
 
@@ -129,10 +130,12 @@ class GroupBudget:
         messages ``gone``, which no longer show anything). With
         ``group_flooded`` the wait is the group's own, and nothing else is sent there
         before it ends (a change's table edit is deferred, a reply dropped)."""
+        place = Place.of(where)
         call = hold_call(
-            budget_key=self._keys.budget(Place.of(where)),
-            deferred_key=self._keys.deferred_tables,
-            place=Place.of(where).key,
+            bucket_key=self._keys.bucket(place.chat_id),
+            deferred_key=self._keys.deferred_tables(place.chat_id),
+            waiting_key=self._keys.waiting(place),
+            place=place.key,
             until_ms=until_ms,
             group_flooded=group_flooded,
             table=table,
@@ -156,10 +159,11 @@ class GroupBudget:
         must-see entry goes), or all but ``rest``, which the clock shows now (or, while the
         publisher is ``still_showing`` it, when the lease is over). False when the entry was
         gone already (taken by the clock after the lease)."""
+        place = Place.of(where)
         call = settle_call(
-            budget_key=self._keys.budget(Place.of(where)),
-            deferred_key=self._keys.deferred_tables,
-            place=Place.of(where).key,
+            waiting_key=self._keys.waiting(place),
+            deferred_key=self._keys.deferred_tables(place.chat_id),
+            place=place.key,
             version=version,
             rest=b"" if rest is None or rest.empty else rest.entry(),
             now_ms=now_ms,
@@ -170,7 +174,7 @@ class GroupBudget:
     async def owes(self, where: Where, version: int) -> bool:
         """Whether the change stored at ``version`` still owes the players messages (its
         entry is there: its publisher, or the clock after it, is showing them)."""
-        raw = await bounded(self._redis.hget(self._keys.budget(Place.of(where)), "out"))
+        raw = await bounded(self._redis.hget(self._keys.waiting(Place.of(where)), "out"))
         if raw is None:
             return False
         return any(
@@ -180,10 +184,12 @@ class GroupBudget:
     async def release(self, where: Where, now_ms: int) -> Held | None:
         """A deferred group's turn on the clock: what it holds, taken out (one process gets
         it), or None while it must still wait (deferred again)."""
+        place = Place.of(where)
         call = release_call(
-            budget_key=self._keys.budget(Place.of(where)),
-            deferred_key=self._keys.deferred_tables,
-            place=Place.of(where).key,
+            bucket_key=self._keys.bucket(place.chat_id),
+            deferred_key=self._keys.deferred_tables(place.chat_id),
+            waiting_key=self._keys.waiting(place),
+            place=place.key,
             per_minute=self.per_minute,
             now_ms=now_ms,
             lease_ms=self.lease_ms,

@@ -12,6 +12,11 @@ of stores on it, holding at most ``KEEP`` connections (fewer with a small pool):
 commands are in flight, the others borrow a connection from the pool and give it back, so a
 pool with a limit (a ``BlockingConnectionPool``, or ``max_connections`` in the URL) is never
 drained by connections kept here.
+
+A Redis Cluster client has no one pool (a pool per node, chosen by the slot of the keys): there
+the commands go through the client's own ``execute_command``, which routes them, follows MOVED
+and ASK redirections and finds the new master after a failover. The kept connections are the
+single server's fast path only.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import hiredis
-from redis.asyncio import Redis
+from redis.asyncio import Redis, RedisCluster
 from redis.asyncio.connection import AbstractConnection, ConnectionPool
 from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -47,6 +52,10 @@ _KEPT: weakref.WeakKeyDictionary[ConnectionPool, _Kept] = weakref.WeakKeyDiction
 class DirectCommands:
     def __init__(self, redis: Redis) -> None:
         self._redis = redis
+        #: A cluster client: commands go through it (see above).
+        self._cluster = isinstance(redis, RedisCluster)
+        if self._cluster:
+            return
         pool = redis.connection_pool
         self._pool = pool
         kept = _KEPT.get(pool)
@@ -56,7 +65,10 @@ class DirectCommands:
 
     async def execute(self, *args: Arg) -> Any:
         """One command; its answer as the server sent it (no response callback: an HGETALL is
-        a flat list of fields and values)."""
+        a flat list of fields and values; through a cluster client, as its callback makes it:
+        a map)."""
+        if self._cluster:
+            return await self._redis.execute_command(*args)  # type: ignore[no-untyped-call]
         kept = self._kept
         if not kept.idle:
             return await self._on_borrowed(args)

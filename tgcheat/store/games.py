@@ -133,12 +133,12 @@ class GameStore:
     def _forget(self, pipe: Pipeline, place: Place) -> None:
         self._hints.forget(place)
         pipe.delete(self.keys.session(place))
-        pipe.zrem(self.keys.deadlines, place.key)
-        pipe.zrem(self.keys.deferred_tables, place.key)
+        pipe.zrem(self.keys.deadlines(place.chat_id), place.key)
+        pipe.zrem(self.keys.deferred_tables(place.chat_id), place.key)
         if place.topic is not None:
-            # A topic's budget holds only its game's waiting messages (the chat's own keeps
-            # the group's flood wait, which outlives a game).
-            pipe.delete(self.keys.budget(place))
+            # A topic's hash holds only its game's waiting messages (the chat's own is also
+            # the group's bucket, with its flood wait, which outlives a game).
+            pipe.delete(self.keys.waiting(place))
 
     async def topics_of(self, chat_id: int) -> list[Place]:
         """The topics of a forum group that have a session (a scan: for the rare times the
@@ -146,5 +146,5 @@ class GameStore:
         places = []
         async for key in self._redis.scan_iter(match=self.keys.sessions_of(chat_id), count=500):
             name = key.decode() if isinstance(key, bytes) else str(key)
-            places.append(Place.from_key(name.removeprefix(f"{self.keys.prefix}:chat:")))
+            places.append(Place.from_key(name.removeprefix(f"{self.keys.tag(chat_id)}:chat:")))
         return places

@@ -4,13 +4,30 @@ session's hash.
 Every key the store reads or writes is named here, so that a module of one concern and a script
 of another agree on them (a compare-and-set also sets the clock's deadline and spends the
 group's budget).
+
+The names are those of a Redis Cluster as much as of a single server: a script or a transaction
+may only touch keys of one hash slot there. So every key of one chat — the sessions of the chat
+and of its topics, its message budget and what waits there, its settings, its next-game
+sign-ups, its statistics — carries the hash tag of its shard (``{s17}``), and the clock's
+sorted sets are split into ``SHARDS`` fixed shards, each tagged like the chats it holds
+(``tgc:{s17}:deadlines``): one script touches one slot. A shard is the chat id modulo
+``SHARDS``. Per-person keys (a user's settings, a person's statistics) and an update's failures
+have no tag: each is its own slot, only touched by scripts of one key.
+
+``SHARDS`` never changes without moving the keys (``tgcheat.store.migration``): a chat's keys
+would be looked for under another tag.
 """
 
 from __future__ import annotations
 
-from tgcheat.table.place import Place
+from tgcheat.table.place import Place, Where
 
 KEY_PREFIX = "tgc"
+
+#: The clock's sorted sets are split into this many shards, the chats spread over them by id.
+#: 64: enough to spread the chats over the masters of any cluster the bot may run on, few
+#: enough that the clock reads them all in one pipeline each tick.
+SHARDS = 64
 
 # A session hash holds the version, the document, the ids of the messages that show the game
 # and the updates that changed it, one field each: one read gets them all, and they expire
@@ -29,31 +46,71 @@ SHOWN_FIELD = MESSAGE_FIELD + "s:"
 HISTORY_FIELD = MESSAGE_FIELD + "h:"
 
 
+def shard_of(chat_id: int) -> int:
+    """The shard of a chat (0..SHARDS-1; Python's modulo is never negative, as group ids are)."""
+    return chat_id % SHARDS
+
+
 class Keys:
     """The names of the keys of one store (one prefix)."""
 
     def __init__(self, prefix: str = KEY_PREFIX) -> None:
+        if "{" in prefix or "}" in prefix:
+            # A brace in the prefix would become the hash tag of every key.
+            raise ValueError(f"a key prefix may not hold {{ or }}: {prefix!r}")
         self.prefix = prefix
-        #: A sorted set: each place with a deadline (``Place.key``), scored by it (ms).
-        self.deadlines = f"{prefix}:deadlines"
-        #: A sorted set: each place whose table edit waits for its budget, scored by when.
-        self.deferred_tables = f"{prefix}:deferred-tables"
 
-    def session(self, place: Place) -> str:
+    def tag(self, chat_id: int) -> str:
+        """The start of every key of a chat: the prefix and its shard's hash tag."""
+        return f"{self.prefix}:{{s{shard_of(chat_id)}}}"
+
+    def shard_tag(self, shard: int) -> str:
+        return f"{self.prefix}:{{s{shard}}}"
+
+    def deadlines(self, chat_id: int) -> str:
+        """A sorted set of the chat's shard: each place with a deadline (``Place.key``), scored
+        by it (ms)."""
+        return self.deadlines_of_shard(shard_of(chat_id))
+
+    @property
+    def shards(self) -> range:
+        return range(SHARDS)
+
+    def deadlines_of_shard(self, shard: int) -> str:
+        return f"{self.shard_tag(shard)}:deadlines"
+
+    def deferred_tables(self, chat_id: int) -> str:
+        """A sorted set of the chat's shard: each place whose table edit or held messages wait
+        for the clock, scored by when."""
+        return self.deferred_tables_of_shard(shard_of(chat_id))
+
+    def deferred_tables_of_shard(self, shard: int) -> str:
+        return f"{self.shard_tag(shard)}:deferred-tables"
+
+    def session(self, where: Where) -> str:
         """A group's (or a topic's) session hash (see the fields above)."""
-        return f"{self.prefix}:chat:{place.key}"
+        place = Place.of(where)
+        return f"{self.tag(place.chat_id)}:chat:{place.key}"
 
     def sessions_of(self, chat_id: int) -> str:
         """A pattern that matches the session of each topic of a chat (not the chat's own)."""
-        return f"{self.prefix}:chat:{chat_id}:*"
+        return f"{self.tag(chat_id)}:chat:{chat_id}:*"
 
-    def budget(self, place: Place) -> str:
-        """A place's message budget (a token bucket) and what waits there for the clock."""
-        return f"{self.prefix}:rate:{place.key}"
+    def bucket(self, chat_id: int) -> str:
+        """A group's message budget (a token bucket) and its flood wait, shared by its topics:
+        Telegram's limit is the group's. The same hash holds what waits for the clock in the
+        chat's own place (see ``waiting``)."""
+        return f"{self.tag(chat_id)}:rate:{chat_id}"
+
+    def waiting(self, where: Where) -> str:
+        """What waits for the clock in one place: its table edit, held announcements, hands,
+        deletions and its outbox. For a chat without topics, the chat's ``bucket`` itself."""
+        place = Place.of(where)
+        return f"{self.tag(place.chat_id)}:rate:{place.key}"
 
     def group(self, chat_id: int) -> str:
         """A group's settings hash."""
-        return f"{self.prefix}:group:{chat_id}"
+        return f"{self.tag(chat_id)}:group:{chat_id}"
 
     def user(self, user_id: int) -> str:
         """A user's settings hash."""
@@ -61,7 +118,7 @@ class Keys:
 
     def pings(self, chat_id: int) -> str:
         """The people a group's next game is announced to in private (tgcheat.store.pings)."""
-        return f"{self.prefix}:ping:{chat_id}"
+        return f"{self.tag(chat_id)}:ping:{chat_id}"
 
     def failures(self, update_id: int) -> str:
         """How many deliveries of an update failed (tgcheat.store.deliveries)."""
@@ -73,4 +130,4 @@ class Keys:
 
     def chat_stats(self, chat_id: int) -> str:
         """A chat's statistics: a group's table, and the games counted in the chat."""
-        return f"{self.prefix}:stats:chat:{chat_id}"
+        return f"{self.tag(chat_id)}:stats:chat:{chat_id}"

@@ -103,8 +103,8 @@ class Messages:
             self._hints.add_messages(place, ids)
         call = record_call(
             session_key=self._keys.session(place),
-            budget_key=self._keys.budget(place),
-            deferred_key=self._keys.deferred_tables,
+            waiting_key=self._keys.waiting(place),
+            deferred_key=self._keys.deferred_tables(place.chat_id),
             place=place.key,
             version=version,
             now_ms=now_ms,

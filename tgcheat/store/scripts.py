@@ -83,17 +83,20 @@ local function marked(marks, id, now)
 end
 """
 
-# A group's budget is a token bucket (a hash of tokens and when they were counted): GROUP_BURST
-# messages at once, refilled at the group's rate a minute. spend() takes ``cost`` tokens and
-# returns what is left; overdrawn, the table edit is deferred until a token is back, and then
-# shows the state of then (edits coalesce, the latest state wins).
+# A group's budget is a token bucket (a hash of tokens and when they were counted: the chat's
+# ``Keys.bucket``, shared by the games of all its topics, as Telegram's limit is the group's):
+# GROUP_BURST messages at once, refilled at the group's rate a minute. spend() takes ``cost``
+# tokens and returns what is left; overdrawn, the table edit is deferred until a token is back,
+# and then shows the state of then (edits coalesce, the latest state wins). The bucket also
+# keeps Telegram's own word on the group: ``until``, the end of a flood wait (a 429's
+# retry_after), before which nothing is sent there, in any topic.
 #
-# The same hash keeps Telegram's own word on the group: ``until``, the end of a flood wait (a
-# 429's retry_after), before which nothing is sent there; ``table`` (1: the table waits to be
-# shown), and what else waits for the clock: ``lines``, announcements not yet shown (a JSON list
-# of texts), ``hands``, players whose hand was not shown (a private chat's own flood wait; a JSON
-# list of user ids as strings), and ``gone``, old messages to delete (a JSON list of
-# "chat:message" strings).
+# What waits for the clock is each place's own (``Keys.waiting``; for a chat without topics the
+# bucket's hash itself, whose fields differ): ``table`` (1: the table waits to be shown),
+# ``lines``, announcements not yet shown (a JSON list of texts), ``hands``, players whose hand
+# was not shown (a private chat's own flood wait; a JSON list of user ids as strings), and
+# ``gone``, old messages to delete (a JSON list of "chat:message" strings). Both keys carry the
+# chat's hash tag, as does its shard's deferred set: one script, one slot.
 TOKEN_BUCKET = f"""
 -- The hash lives 10 minutes past its last use, or past a flood wait that ends later.
 local function keep(key, ms)
@@ -129,12 +132,14 @@ end
 
 -- The one table edit that did not go out gets its token back, and waits until a whole token
 -- is there for it and any flood wait is over; returns when that is (ms).
-local function defer(key, deferred, chat, tokens, per_minute, now)
+local function defer(bucket, waiting, deferred, place, tokens, per_minute, now)
   tokens = tokens + 1
-  redis.call('HSET', key, 'tokens', tostring(tokens), 'table', '1')
+  redis.call('HSET', bucket, 'tokens', tostring(tokens))
+  redis.call('HSET', waiting, 'table', '1')
+  keep(waiting, 600000)
   local due = now + math.ceil((1 - tokens) / (per_minute / 60000))
-  due = math.max(due, flood_end(key, now))
-  redis.call('ZADD', deferred, due, chat)
+  due = math.max(due, flood_end(bucket, now))
+  redis.call('ZADD', deferred, due, place)
   return due
 end
 """
@@ -205,12 +210,12 @@ if cost > 0 then
   local per_minute = tonumber(ARGV[9])
   local tokens = spend(KEYS[3], cost, per_minute, now)
   if tokens < 0 or flood_end(KEYS[3], now) > 0 then
-    defer(KEYS[3], KEYS[4], ARGV[6], tokens, per_minute, now)
+    defer(KEYS[3], KEYS[5], KEYS[4], ARGV[6], tokens, per_minute, now)
     answer = 2
   end
 end
 if ARGV[11] ~= '' then
-  post(KEYS[3], KEYS[4], ARGV[6], ARGV[11], tonumber(version) + 1, now + tonumber(ARGV[12]))
+  post(KEYS[5], KEYS[4], ARGV[6], ARGV[11], tonumber(version) + 1, now + tonumber(ARGV[12]))
 end
 return answer
 """
@@ -242,8 +247,9 @@ def cas_call(
     *,
     session_key: str,
     deadlines_key: str,
-    budget_key: str,
+    bucket_key: str,
     deferred_key: str,
+    waiting_key: str,
     expected_version: int,
     document: bytes,
     session_ttl_s: int,
@@ -263,9 +269,10 @@ def cas_call(
     return ScriptCall(
         [
             session_key,  # KEYS[1] the session hash
-            deadlines_key,  # KEYS[2] the deadlines
-            budget_key,  # KEYS[3] the group's message budget (a token bucket)
-            deferred_key,  # KEYS[4] the deferred tables
+            deadlines_key,  # KEYS[2] the deadlines (of the chat's shard)
+            bucket_key,  # KEYS[3] the group's message budget (a token bucket)
+            deferred_key,  # KEYS[4] the deferred tables (of the chat's shard)
+            waiting_key,  # KEYS[5] what waits for the clock in the place
         ],
         [
             expected_version,  # ARGV[1] the version the change was computed from
@@ -293,11 +300,11 @@ TAKE_SCRIPT = (
 local per_minute, now = tonumber(ARGV[2]), tonumber(ARGV[3])
 local tokens = spend(KEYS[1], 1, per_minute, now)
 if tokens < 0 or flood_end(KEYS[1], now) > 0 then
-  defer(KEYS[1], KEYS[2], ARGV[1], tokens, per_minute, now)
+  defer(KEYS[1], KEYS[3], KEYS[2], ARGV[1], tokens, per_minute, now)
   return 0
 end
-redis.call('HDEL', KEYS[1], 'table')
-local others = redis.call('HMGET', KEYS[1], 'lines', 'hands', 'gone', 'out')
+redis.call('HDEL', KEYS[3], 'table')
+local others = redis.call('HMGET', KEYS[3], 'lines', 'hands', 'gone', 'out')
 if not others[1] and not others[2] and not others[3] and not others[4] then
   redis.call('ZREM', KEYS[2], ARGV[1])
 end
@@ -307,13 +314,20 @@ return 1
 
 
 def take_call(
-    *, budget_key: str, deferred_key: str, place: str, per_minute: int, now_ms: int
+    *,
+    bucket_key: str,
+    deferred_key: str,
+    waiting_key: str,
+    place: str,
+    per_minute: int,
+    now_ms: int,
 ) -> ScriptCall:
     """TAKE_SCRIPT's keys and arguments."""
     return ScriptCall(
         [
-            budget_key,  # KEYS[1] the group's message budget
-            deferred_key,  # KEYS[2] the deferred tables
+            bucket_key,  # KEYS[1] the group's message budget
+            deferred_key,  # KEYS[2] the deferred tables (of the chat's shard)
+            waiting_key,  # KEYS[3] what waits for the clock in the place
         ],
         [
             place,  # ARGV[1] the place (Place.key)
@@ -352,10 +366,10 @@ return 1
 )
 
 
-def reply_call(*, budget_key: str, per_minute: int, now_ms: int) -> ScriptCall:
+def reply_call(*, bucket_key: str, per_minute: int, now_ms: int) -> ScriptCall:
     """REPLY_SCRIPT's keys and arguments."""
     return ScriptCall(
-        [budget_key],  # KEYS[1] the group's message budget
+        [bucket_key],  # KEYS[1] the group's message budget
         [
             per_minute,  # ARGV[1] the group's budget of messages a minute
             now_ms,  # ARGV[2]
@@ -369,10 +383,11 @@ def reply_call(*, budget_key: str, per_minute: int, now_ms: int) -> ScriptCall:
 HOLD_SCRIPT = (
     TOKEN_BUCKET
     + """
-local key, chat = KEYS[1], ARGV[1]
+local bucket, key, chat = KEYS[1], KEYS[3], ARGV[1]
 local ends, now = tonumber(ARGV[2]), tonumber(ARGV[7])
-if ARGV[3] == '1' and ends > (tonumber(redis.call('HGET', key, 'until')) or 0) then
-  redis.call('HSET', key, 'until', ends)
+if ARGV[3] == '1' and ends > (tonumber(redis.call('HGET', bucket, 'until')) or 0) then
+  redis.call('HSET', bucket, 'until', ends)
+  keep(bucket, ends - now + 600000)
 end
 local waits = ARGV[4] == '1'
 if waits then redis.call('HSET', key, 'table', '1') end
@@ -401,8 +416,9 @@ return 1
 
 def hold_call(
     *,
-    budget_key: str,
+    bucket_key: str,
     deferred_key: str,
+    waiting_key: str,
     place: str,
     until_ms: int,
     group_flooded: bool,
@@ -417,8 +433,9 @@ def hold_call(
     the kind is held."""
     return ScriptCall(
         [
-            budget_key,  # KEYS[1] the group's message budget
-            deferred_key,  # KEYS[2] the deferred tables
+            bucket_key,  # KEYS[1] the group's message budget (its flood wait)
+            deferred_key,  # KEYS[2] the deferred tables (of the chat's shard)
+            waiting_key,  # KEYS[3] what waits for the clock in the place
         ],
         [
             place,  # ARGV[1] the place (Place.key)
@@ -445,7 +462,7 @@ RELEASE_SCRIPT = (
     TOKEN_BUCKET
     + OUTBOX
     + """
-local key, chat = KEYS[1], ARGV[1]
+local bucket, key, chat = KEYS[1], KEYS[3], ARGV[1]
 local per_minute, now = tonumber(ARGV[2]), tonumber(ARGV[3])
 local held = redis.call('HMGET', key, 'table', 'lines', 'hands', 'gone', 'out')
 local outbox = entries(held[5])
@@ -475,14 +492,14 @@ end
 -- Nothing held but the entry: a table edit deferred before anything else was kept here.
 local table_waits = held[1] == '1' or due_table or (nothing_else and #outbox == 0)
 if table_waits or #due_lines > 0 or #held_lines > 0 then
-  local ends = flood_end(key, now)
+  local ends = flood_end(bucket, now)
   if ends > 0 then
     redis.call('ZADD', KEYS[2], ends, chat)
     return {0}
   end
-  local tokens = spend(key, 1, per_minute, now)
+  local tokens = spend(bucket, 1, per_minute, now)
   if tokens < 0 then
-    defer(key, KEYS[2], chat, tokens, per_minute, now)
+    defer(bucket, key, KEYS[2], chat, tokens, per_minute, now)
     return {0}
   end
 end
@@ -509,8 +526,9 @@ return {1, table_waits and 1 or 0, lines, hands, gone, token}
 
 def release_call(
     *,
-    budget_key: str,
+    bucket_key: str,
     deferred_key: str,
+    waiting_key: str,
     place: str,
     per_minute: int,
     now_ms: int,
@@ -519,8 +537,9 @@ def release_call(
     """RELEASE_SCRIPT's keys and arguments."""
     return ScriptCall(
         [
-            budget_key,  # KEYS[1] the group's message budget
-            deferred_key,  # KEYS[2] the deferred tables
+            bucket_key,  # KEYS[1] the group's message budget
+            deferred_key,  # KEYS[2] the deferred tables (of the chat's shard)
+            waiting_key,  # KEYS[3] what waits for the clock in the place
         ],
         [
             place,  # ARGV[1] the place (Place.key)
@@ -575,7 +594,7 @@ return 1
 
 def settle_call(
     *,
-    budget_key: str,
+    waiting_key: str,
     deferred_key: str,
     place: str,
     version: int,
@@ -587,8 +606,8 @@ def settle_call(
     the rest keeps its lease)."""
     return ScriptCall(
         [
-            budget_key,  # KEYS[1] the group's message budget
-            deferred_key,  # KEYS[2] the deferred tables
+            waiting_key,  # KEYS[1] what waits for the clock in the place (its outbox)
+            deferred_key,  # KEYS[2] the deferred tables (of the chat's shard)
         ],
         [
             place,  # ARGV[1] the place (Place.key)
@@ -733,7 +752,7 @@ return {{overtaken, history, gone}}
 def record_call(
     *,
     session_key: str,
-    budget_key: str,
+    waiting_key: str,
     deferred_key: str,
     place: str,
     version: int,
@@ -752,8 +771,8 @@ def record_call(
     return ScriptCall(
         [
             session_key,  # KEYS[1] the session hash
-            budget_key,  # KEYS[2] the group's message budget
-            deferred_key,  # KEYS[3] the deferred tables
+            waiting_key,  # KEYS[2] what waits for the clock in the place
+            deferred_key,  # KEYS[3] the deferred tables (of the chat's shard)
         ],
         [
             place,  # ARGV[1] the place (Place.key)

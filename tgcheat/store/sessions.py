@@ -239,9 +239,10 @@ class Sessions:
             owed = must_show(new_session, result) if must_show is not None else None
             call = cas_call(
                 session_key=self._keys.session(place),
-                deadlines_key=self._keys.deadlines,
-                budget_key=self._keys.budget(place),
-                deferred_key=self._keys.deferred_tables,
+                deadlines_key=self._keys.deadlines(place.chat_id),
+                bucket_key=self._keys.bucket(place.chat_id),
+                deferred_key=self._keys.deferred_tables(place.chat_id),
+                waiting_key=self._keys.waiting(place),
                 expected_version=version,
                 document=document,
                 session_ttl_s=SESSION_TTL_S,

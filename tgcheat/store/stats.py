@@ -25,10 +25,11 @@ group that falls out of the list loses the person's row at once). Statistics are
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from typing import cast
 
-from redis.asyncio import Redis
+from redis.asyncio import Redis, RedisCluster
 from redis.exceptions import NoScriptError
 
 from tgcheat.store.keys import Keys
@@ -237,7 +238,23 @@ class Stats:
     ) -> list[bytes | str | None]:
         """Each person's step, then the chat's mark, in one round trip. The scripts go by
         their digest (a pipeline would ask Redis whether it knows them each time); when Redis
-        forgot them (restarted), they are loaded and the steps sent again (each is idempotent)."""
+        forgot them (restarted), they are loaded and the steps sent again (each is idempotent).
+        A cluster client pipelines no scripts: there each person's step goes on its own, all at
+        once (one round trip to each master), then the chat's mark."""
+        if isinstance(self._redis, RedisCluster):
+            answers = await bounded(
+                asyncio.gather(
+                    *(
+                        self._person(
+                            keys=[self._keys.person_stats(line.user_id)],
+                            args=self._person_args(mark, line, group, record.ended_ms),
+                        )
+                        for line in record.lines
+                    )
+                )
+            )
+            await bounded(self._done(keys=[chat_key], args=[mark, RECENT_GAMES]))
+            return cast(list[bytes | str | None], answers)
         for attempt in range(2):
             if not self._loaded:
                 for script in (self._person, self._done):
@@ -306,7 +323,9 @@ class Stats:
         raw = await bounded(self._forget(keys=[person], args=[now_ms, FORGOTTEN_MARK_S]))
         groups = _text(raw).split()
         async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.delete(self._keys.chat_stats(user_id), self._keys.user(user_id))
+            # One DEL a key: on a Redis Cluster they are of different slots.
+            for key in (self._keys.chat_stats(user_id), self._keys.user(user_id)):
+                pipe.delete(key)
             for group in groups:
                 pipe.hdel(self._keys.chat_stats(int(group)), f"n:{user_id}", f"s:{user_id}")
                 pipe.srem(self._keys.pings(int(group)), user_id)
