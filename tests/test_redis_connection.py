@@ -18,6 +18,7 @@ from tgcheat import redis_connection
 from tgcheat.config import Config
 from tgcheat.redis_connection import PID_FILENAME, EmbeddedRedis, open_redis
 from tgcheat.store.games import GameStore
+from tgcheat.store.keys import Keys
 
 TOKEN = "123456:TEST-token-for-offline-tests"
 TIMEOUT_S = 15.0
@@ -131,3 +132,22 @@ def test_without_a_shipped_binary_one_on_path_is_used(
     with pytest.raises(redis_connection.RedisStartError, match="set REDIS_URL") as info:
         redis_connection.redis_server_binary()
     assert "\n" not in str(info.value)
+
+
+async def test_the_embedded_server_moves_an_older_versions_keys_at_start(tmp_path: Path) -> None:
+    """On your computer the embedded server is the program's alone: a game kept by an older
+    version is found again at the next start, with no command to run."""
+    config = Config(telegram_bot_token=TOKEN, data_dir=str(tmp_path))
+    client, close = await open_redis(config)
+    try:
+        await client.hset("tgc:chat:-100123", mapping={"v": 5, "d": "{}"})
+        await client.zadd("tgc:deadlines", {"-100123": 1000})
+    finally:
+        await close()
+    client, close = await open_redis(config)
+    try:
+        assert await client.exists("tgc:chat:-100123") == 0
+        assert await client.hget(Keys().session(-100123), "v") == b"5"
+        assert await client.exists("tgc:deadlines") == 0
+    finally:
+        await close()

@@ -33,7 +33,7 @@ from redis.backoff import NoBackoff
 
 from tgcheat.config import Config, redact_url
 from tgcheat.store.keys import Keys
-from tgcheat.store.migration import old_keys_left
+from tgcheat.store.migration import migrate_keys, old_keys_left
 
 __all__ = [
     "AOF_DIRNAME",
@@ -112,6 +112,16 @@ async def open_redis(
     except BaseException:
         await close()
         raise
+    if older and config.redis_url is None:
+        # The embedded server is this program's alone (one program a data directory): nothing
+        # else can write the old names meanwhile, so they are moved at once.
+        try:
+            moved = await migrate_keys(client, Keys(config.redis_prefix))
+        except BaseException:
+            await close()
+            raise
+        _LOGGER.info("Moved %d keys of an older version to today's names", moved.keys)
+        return client, close
     if older:
         await close()
         raise RedisStartError(
