@@ -5,10 +5,12 @@ it died or failed before Telegram confirmed it; an older state never stays over 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from typing import Any
 
 import pytest
+from redis.asyncio import Redis
 from telegram.error import TelegramError
 
 from tests.bot.conftest import GROUP_ID, BotHarness
@@ -20,7 +22,9 @@ from tgcheat.bot.callbacks import Op
 from tgcheat.bot.timers import Timers
 from tgcheat.engine.cards import Rank
 from tgcheat.engine.state import GameState, Phase
+from tgcheat.store.keys import Keys
 from tgcheat.store.scripts import OUTBOX_LEASE_MS
+from tgcheat.table.place import Place
 
 ANN, BOB, CAROL = User(1, "Ann"), User(2, "Bob"), User(3, "Carol")
 PLAYERS = (ANN, BOB, CAROL)
@@ -111,6 +115,46 @@ async def test_a_reveal_whose_process_died_before_telegram_answered_is_shown_onc
     press.cancel()
     await asyncio.gather(press, return_exceptions=True)
     assert len(_reveals(bot)) == 1
+
+
+async def test_a_reveal_whose_request_is_slow_is_not_shown_again_by_the_clock(
+    bot: BotHarness, redis: Redis
+) -> None:
+    """The process is alive, its request to Telegram slow past the lease: it keeps renewing
+    the lease, so the clock does not show the same reveal a second time."""
+    await _ann_bluffs(bot)
+    timers = _timers(bot)
+    now = [int(time.time() * 1000)]
+    timers.store.sessions.clock = lambda: now[0]
+    timers.publisher.lease_renewal_s = 0.01
+    hung = bot.fake.hang_next(_to_group)
+    press = asyncio.create_task(bot.press(BOB, GROUP_ID, has_op(Op.CHALLENGE)))
+    await hung.arrived
+    version = (await timers.store.read(GROUP_ID)).version
+    committed_at = now[0]
+    now[0] += 2 * OUTBOX_LEASE_MS
+    await _lease_reaches(redis, version, now[0] + OUTBOX_LEASE_MS)
+    # Past the lease the commit started: the clock still leaves it to its publisher.
+    await timers.refresh_deferred_tables(committed_at + OUTBOX_LEASE_MS + 1)
+    await timers.refresh_deferred_tables(now[0] + 1)
+    assert _reveals(bot) == []
+    hung.released.set()
+    await press
+    assert len(_reveals(bot)) == 1
+    await timers.refresh_deferred_tables(now[0] + 3 * OUTBOX_LEASE_MS)
+    assert len(_reveals(bot)) == 1
+
+
+async def _lease_reaches(redis: Redis, version: int, until_ms: int) -> None:
+    """Wait until the entry of ``version`` is leased until ``until_ms`` at least."""
+    key = Keys().waiting(Place(GROUP_ID))
+    for _ in range(500):
+        raw = await redis.hget(key, "out")
+        entries = json.loads(raw) if raw else []
+        if any(e.get("v") == version and e.get("until", 0) >= until_ms for e in entries):
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"the lease of version {version} was not renewed to {until_ms}")
 
 
 async def test_a_reveal_that_telegram_refused_with_a_502_is_shown_by_the_next_clock_tick(

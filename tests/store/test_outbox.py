@@ -161,3 +161,18 @@ async def test_a_session_keeps_the_lines_of_its_last_former_tables_only(redis: R
         )
     kept = [f for f in await redis.hkeys(SESSION) if f.startswith(b"m:h:")]
     assert sorted(int(f[4:]) for f in kept) == list(range(4, HISTORY_KEPT + 4))
+
+
+async def test_a_lease_renewed_by_its_publisher_keeps_the_clock_away(redis: Redis) -> None:
+    store = GameStore(redis)
+    version = await _commit(store, MustShow(("reveal",), table=True))
+    now = int(time.time() * 1000)
+    later = now + OUTBOX_LEASE_MS + 1_000
+    assert await store.budget.extend(CHAT, version, later - 500)
+    # The first lease is over, the renewed one is not: nothing for the clock yet.
+    assert await store.budget.release(CHAT, later) is None
+    assert await store.budget.release(CHAT, later + OUTBOX_LEASE_MS) == Held(
+        table=True, lines=("reveal",)
+    )
+    # Taken by the clock: its first publisher's renewal finds nothing any more.
+    assert not await store.budget.extend(CHAT, version, later + OUTBOX_LEASE_MS)

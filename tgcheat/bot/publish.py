@@ -9,10 +9,11 @@ over (``show_held``): the latest table, after the announcements it missed."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,6 +131,9 @@ class Publisher:
     def __init__(
         self, store: GameStore, sender: Sender, clock: Callable[[], int] = wall_clock_ms
     ) -> None:
+        #: How often a lease on what a change owes is renewed while it is shown (seconds;
+        #: 0: a third of the lease).
+        self.lease_renewal_s = 0.0
         self.store = store
         self.sender = sender
         #: The time (Unix ms) a view says "seconds left" from.
@@ -351,9 +355,12 @@ class Publisher:
             showing.table = shown.table_moves and not table_deferred
             showing.hands = {state.players[seat].user_id for seat in shown.notified}
         try:
-            if shown.ended:
-                await self._count(session)
-            await self._publish(session, state, shown, lines, messages, table_deferred, showing)
+            async with self._lease_kept(session.place, version if owed else None):
+                if shown.ended:
+                    await self._count(session)
+                await self._publish(
+                    session, state, shown, lines, messages, table_deferred, showing
+                )
         finally:
             if owed and not showing.settled:
                 await self._settle(session.place, version, showing.rest())
@@ -389,6 +396,31 @@ class Publisher:
         if shown.ended:
             await self._delete_retired(session)
             await self.store.messages.clear(session.place, keep_table=True)
+
+    @contextlib.asynccontextmanager
+    async def _lease_kept(self, place: Place, version: int | None) -> AsyncIterator[None]:
+        """While this process shows what a change owes the players (its entry, leased to it:
+        ``version``), its lease is renewed: slow requests must not let the clock show the same
+        reveal or result a second time. The lease still ends if this process dies."""
+        if version is None:
+            yield
+            return
+        budget = self.store.budget
+        period_s = self.lease_renewal_s or budget.lease_ms / 3000
+
+        async def renew() -> None:
+            while True:
+                await asyncio.sleep(period_s)
+                if not await budget.extend(place, version, self.store.sessions.clock()):
+                    return
+
+        renewal = asyncio.create_task(renew(), name=f"lease {place.key}")
+        try:
+            yield
+        finally:
+            renewal.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await renewal
 
     async def _delete_retired(self, session: Session) -> None:
         """The former hand messages of a game that ended, one request per player. Best
@@ -867,7 +899,8 @@ class Publisher:
         not shown yet is held again for the clock's next look."""
         unshown = list(held.lines)
         try:
-            await self._show_held(place, held, unshown)
+            async with self._lease_kept(place, held.token):
+                await self._show_held(place, held, unshown)
         except BaseException:
             # What was not shown is the clock's again at its next look.
             rest = MustShow(tuple(unshown), held.table, held.hands)

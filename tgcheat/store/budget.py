@@ -29,12 +29,14 @@ from tgcheat.store.clock import due_in_shards
 from tgcheat.store.keys import Keys
 from tgcheat.store.outbox import MustShow
 from tgcheat.store.scripts import (
+    EXTEND_SCRIPT,
     HOLD_SCRIPT,
     OUTBOX_LEASE_MS,
     RELEASE_SCRIPT,
     REPLY_SCRIPT,
     SETTLE_SCRIPT,
     TAKE_SCRIPT,
+    extend_call,
     hold_call,
     release_call,
     reply_call,
@@ -84,6 +86,7 @@ class GroupBudget:
         self._hold = redis.register_script(HOLD_SCRIPT)
         self._release = redis.register_script(RELEASE_SCRIPT)
         self._settle = redis.register_script(SETTLE_SCRIPT)
+        self._extend = redis.register_script(EXTEND_SCRIPT)
 
     async def deferred_tables(self, now_ms: int, limit: int = 64) -> list[Place]:
         """Places whose table edit waited for their budget and is now due, at most ``limit``."""
@@ -170,6 +173,17 @@ class GroupBudget:
             still_showing=still_showing,
         )
         return bool(await bounded(self._settle(keys=call.keys, args=call.args)))
+
+    async def extend(self, where: Where, version: int, now_ms: int) -> bool:
+        """The entry of the change at ``version`` (or released to this process as the token
+        ``version``) stays this process's for a lease from ``now_ms``: it is still showing it.
+        False when the entry is gone (shown, or the clock's)."""
+        call = extend_call(
+            waiting_key=self._keys.waiting(Place.of(where)),
+            version=version,
+            lease_until_ms=now_ms + self.lease_ms,
+        )
+        return bool(await bounded(self._extend(keys=call.keys, args=call.args)))
 
     async def owes(self, where: Where, version: int) -> bool:
         """Whether the change stored at ``version`` still owes the players messages (its

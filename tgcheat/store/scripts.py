@@ -592,6 +592,37 @@ return 1
 )
 
 
+# Keeps a must-see entry leased to the process still showing it (keys and arguments:
+# extend_call): its lease ends later, so that the clock does not show it a second time while the
+# publisher's requests are slow. Answers 1, or 0 when the entry is gone (settled, or taken by
+# the clock once its lease was over: the publisher then stops keeping it).
+EXTEND_SCRIPT = (
+    OUTBOX
+    + """
+local all = entries(redis.call('HGET', KEYS[1], 'out'))
+local version, lease_until = tonumber(ARGV[1]), tonumber(ARGV[2])
+for _, entry in ipairs(all) do
+  if tonumber(entry['v']) == version then
+    if tonumber(entry['until']) < lease_until then
+      entry['until'] = lease_until
+      redis.call('HSET', KEYS[1], 'out', cjson.encode(all))
+    end
+    return 1
+  end
+end
+return 0
+"""
+)
+
+
+def extend_call(*, waiting_key: str, version: int, lease_until_ms: int) -> ScriptCall:
+    """EXTEND_SCRIPT's keys and arguments."""
+    return ScriptCall(
+        [waiting_key],  # KEYS[1] what waits for the clock in the place (its outbox)
+        [version, lease_until_ms],  # ARGV[1] the entry's version; ARGV[2] its new lease's end
+    )
+
+
 def settle_call(
     *,
     waiting_key: str,
