@@ -16,6 +16,7 @@ from redis.asyncio import Redis
 from redis.asyncio.client import Pipeline
 
 from tgcheat.store.budget import GROUP_MESSAGES_PER_MINUTE, GroupBudget
+from tgcheat.store.changes import AppRequests, Changes
 from tgcheat.store.clock import Deadlines
 from tgcheat.store.direct import DirectCommands
 from tgcheat.store.hints import ChatHints
@@ -85,6 +86,9 @@ class GameStore:
         self.clock = Deadlines(redis, self.keys)
         self.pings = Pings(redis, self.keys)
         self.stats = Stats(redis, self.keys)
+        #: Each committed change announced to the open Mini Apps; their requests carried out.
+        self.changes = Changes(redis, self.keys)
+        self.app_requests = AppRequests(redis, self.keys)
 
     async def load(self, where: Where) -> tuple[Session | None, MessageIds]:
         """A group's (or a topic's) session (None: none) and the messages that show it."""
@@ -103,14 +107,18 @@ class GameStore:
         group_messages: Callable[[R], int] | None = None,
         must_show: Callable[[Session, R], MustShow | None] | None = None,
     ) -> Committed[R]:
-        """Apply ``change`` to a group's session atomically (see Sessions.transact)."""
-        return await self.sessions.transact(
+        """Apply ``change`` to a group's session atomically (see Sessions.transact); a
+        change committed is announced to the open Mini Apps."""
+        committed = await self.sessions.transact(
             where,
             change,
             update_id=update_id,
             group_messages=group_messages,
             must_show=must_show,
         )
+        if committed.changed:
+            await self.changes.announce(Place.of(where), committed.version, committed.result)
+        return committed
 
     async def forget_chat(self, chat_id: int) -> None:
         """Remove everything kept for a group's games (the bot left it, or it moved): each

@@ -35,12 +35,13 @@ class PlayHandlers:
         game_id: str | None,
         command: GameCommand,
         *,
-        update_id: int,
+        update_id: int | None,
         tap: Tap | None = None,
         answer: str | None = None,
     ) -> None:
         """A player's action on the game; a press is answered (with ``answer`` once it is
-        done, in the player's language in the game)."""
+        done, in the player's language in the game). The Mini App's actions come this way too
+        (no update: ``update_id`` None)."""
         shell = self.shell
         now = shell.clock()
         committed = await shell.store.transact(
