@@ -113,7 +113,9 @@ class PlayHandlers:
         await self.shell.sender.answer(tap.query_id)
         selection = "".join(rank.code for rank in sorted(selected.elements()))
         tr = translator(session.language_of(tap.user_id))
-        view = views.hand_view(tr, session, game, seat, session.place_title, selection)
+        view = views.hand_view(
+            tr, session, game, seat, session.place_title, selection, self.shell.publisher.app_url
+        )
         await self.shell.sender.edit(tap.chat_id, tap.message_id, view)
         # A play of the same player may have been shown meanwhile: this hand would then show
         # cards already played (the clock shows it again).
