@@ -321,6 +321,8 @@ def rendered(tr: Translator) -> Iterator[Shown]:
     start = game()
     yield _view("table, first play", views.table_view(tr, session(), start, BOT))
     yield _view("hand on turn", views.hand_view(tr, session(), start, 0, TITLE))
+    app = "https://cheat.example.com/app"
+    yield _view("hand with the Mini App", views.hand_view(tr, session(), start, 0, TITLE, "", app))
     for selection in ("7", "77", "27K"):
         shown = views.hand_view(tr, session(), start, 0, TITLE, selection)
         yield _view(f"hand with selection {selection}", shown)

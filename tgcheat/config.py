@@ -96,6 +96,15 @@ class Config:
         return urlsplit(self.webhook_url).path or DEFAULT_WEBHOOK_PATH
 
     @property
+    def app_url(self) -> str | None:
+        """The Mini App's page (tgcheat.webapp): ``/app`` on WEBHOOK_URL's host. Telegram
+        opens Mini Apps over https only."""
+        if self.webhook_url is None or not self.webhook_url.startswith("https://"):
+            return None
+        parts = urlsplit(self.webhook_url)
+        return urlunsplit((parts.scheme, parts.netloc, "/app", "", ""))
+
+    @property
     def base_url(self) -> str:
         """python-telegram-bot's `base_url` (the token is appended to it)."""
         return self.telegram_api_base_url or DEFAULT_BASE_URL

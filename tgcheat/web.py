@@ -11,6 +11,7 @@ tgcheat's handlers (`tgcheat.bot.taps`), and its answer (answerCallbackQuery) ri
 response (`tgcheat.bot.sender.webhook_reply`); every other update goes through
 python-telegram-bot.
 GET /healthz: 200 when Redis answers a PING, else 503.
+/app: the Mini App, its page and API (tgcheat.webapp.api).
 """
 
 from __future__ import annotations
@@ -34,13 +35,15 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from telegram.ext import Application, ContextTypes
 
+from tgcheat.bot.handlers import Routes
 from tgcheat.bot.sender import webhook_reply
 from tgcheat.bot.taps import Tap, tap_from_json
 from tgcheat.config import HEALTH_PATH, Config
 from tgcheat.store.deliveries import FailedDeliveries
+from tgcheat.webapp.api import MiniApp
 
 __all__ = ["MAX_FAILED_DELIVERIES", "SECRET_HEADER", "create_web_app"]
 
@@ -103,16 +106,23 @@ def create_web_app(
         try:
             yield
         finally:
+            if mini_app is not None:
+                await mini_app.listener.close()
             await application.stop()
             await application.shutdown()
 
-    web = Starlette(
-        routes=[
-            Route(config.webhook_path, receive_update, methods=["POST"]),
-            Route(HEALTH_PATH, health, methods=["GET", "HEAD"]),
-        ],
-        lifespan=lifespan,
-    )
+    routes: list[BaseRoute] = [
+        Route(config.webhook_path, receive_update, methods=["POST"]),
+        Route(HEALTH_PATH, health, methods=["GET", "HEAD"]),
+    ]
+    # The Mini App (tgcheat.webapp): the page and its API, on the same host as the webhook.
+    bot_routes: Routes | None = getattr(application, "routes", None)
+    mini_app = None
+    if bot_routes is not None:
+        mini_app = MiniApp(bot_routes, redis_client, config.telegram_bot_token)
+        routes += mini_app.routes_list()
+    web = Starlette(routes=routes, lifespan=lifespan)
+    web.state.mini_app = mini_app
     web.state.webhook = webhook
     return web
 

@@ -272,6 +272,7 @@ def build_application(
     shell = Shell(store, sender, publisher)
     # What a view says of the time left follows the handlers' clock (tests and tools move it).
     publisher.clock = lambda: shell.clock()
+    publisher.app_url = config.app_url
     routes = Routes(shell)
     assert isinstance(application, CheatApplication)
     application.timers = Timers(store, publisher, rng=shell.rng)

@@ -138,6 +138,9 @@ class Publisher:
         self.sender = sender
         #: The time (Unix ms) a view says "seconds left" from.
         self.clock = clock
+        #: The Mini App's address (tgcheat.webapp), when the bot serves it: the hands then
+        #: offer "🃏 Open cards".
+        self.app_url: str | None = None
 
     @property
     def bot_username(self) -> str:
@@ -514,7 +517,9 @@ class Publisher:
             old = messages.hand(user_id)
             if old is not None and not is_computer(user_id):
                 tr = translator(session.language_of(user_id))
-                view = views.hand_view(tr, session, state, seat, session.place_title)
+                view = views.hand_view(
+                    tr, session, state, seat, session.place_title, app_url=self.app_url
+                )
                 drawn[user_id] = _hand_message(user_id, old, view)
                 hand_jobs.append(self._edit_only(user_id, old, view))
         hands = asyncio.gather(*hand_jobs)
@@ -703,7 +708,12 @@ class Publisher:
                 continue
             old = messages.hand(user_id)
             view = views.hand_view(
-                translator(session.language_of(user_id)), session, state, seat, session.place_title
+                translator(session.language_of(user_id)),
+                session,
+                state,
+                seat,
+                session.place_title,
+                app_url=self.app_url,
             )
             drawn[user_id] = view
             if seat in shown.notified or old is None:
@@ -763,7 +773,12 @@ class Publisher:
         seat = state.seat_of(user_id)
         assert seat is not None
         view = views.hand_view(
-            translator(session.language_of(user_id)), session, state, seat, session.place_title
+            translator(session.language_of(user_id)),
+            session,
+            state,
+            seat,
+            session.place_title,
+            app_url=self.app_url,
         )
         _, message_id = await self._repost(session.place, user_id, messages.hand(user_id), view)
         if message_id == HELD:

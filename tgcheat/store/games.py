@@ -16,6 +16,7 @@ from redis.asyncio import Redis
 from redis.asyncio.client import Pipeline
 
 from tgcheat.store.budget import GROUP_MESSAGES_PER_MINUTE, GroupBudget
+from tgcheat.store.changes import AppRequests, Changes
 from tgcheat.store.clock import Deadlines
 from tgcheat.store.direct import DirectCommands
 from tgcheat.store.hints import ChatHints
@@ -85,6 +86,11 @@ class GameStore:
         self.clock = Deadlines(redis, self.keys)
         self.pings = Pings(redis, self.keys)
         self.stats = Stats(redis, self.keys)
+        #: Each committed change announced to the open Mini Apps; their requests carried out.
+        self.changes = Changes(redis, self.keys)
+        self.sessions.changes_channel = self.changes.channel
+        self.sessions.notice = self.changes.notice
+        self.app_requests = AppRequests(redis, self.keys)
 
     async def load(self, where: Where) -> tuple[Session | None, MessageIds]:
         """A group's (or a topic's) session (None: none) and the messages that show it."""
@@ -103,7 +109,8 @@ class GameStore:
         group_messages: Callable[[R], int] | None = None,
         must_show: Callable[[Session, R], MustShow | None] | None = None,
     ) -> Committed[R]:
-        """Apply ``change`` to a group's session atomically (see Sessions.transact)."""
+        """Apply ``change`` to a group's session atomically (see Sessions.transact); the
+        compare-and-set itself announces a change it writes to the open Mini Apps."""
         return await self.sessions.transact(
             where,
             change,

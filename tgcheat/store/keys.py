@@ -131,3 +131,15 @@ class Keys:
     def chat_stats(self, chat_id: int) -> str:
         """A chat's statistics: a group's table, and the games counted in the chat."""
         return f"{self.tag(chat_id)}:stats:chat:{chat_id}"
+
+    @property
+    def changes(self) -> str:
+        """The pub/sub channel each committed change of a session is announced on (the Mini
+        App's live updates, tgcheat.store.changes): one for every place, so that a web process
+        holds one subscription whatever the number of open Mini Apps."""
+        return f"{self.prefix}:changes"
+
+    def app_request(self, signature: str, request_id: str) -> str:
+        """A Mini App request already carried out: its initData's signature and the page's id
+        for the request (tgcheat.store.changes.AppRequests)."""
+        return f"{self.prefix}:app:req:{signature}:{request_id}"

@@ -217,6 +217,7 @@ end
 if ARGV[11] ~= '' then
   post(KEYS[5], KEYS[4], ARGV[6], ARGV[11], tonumber(version) + 1, now + tonumber(ARGV[12]))
 end
+if ARGV[13] ~= '' then redis.call('PUBLISH', ARGV[13], ARGV[14]) end
 return answer
 """
 )
@@ -262,10 +263,13 @@ def cas_call(
     now_ms: int,
     outbox_entry: bytes = b"",
     lease_ms: int = OUTBOX_LEASE_MS,
+    channel: str = "",
+    notice: bytes = b"",
 ) -> ScriptCall:
     """CAS_SCRIPT's keys and arguments. ``update_id`` None: no update to remember;
     ``first_look``: nothing has judged the update new yet (see UPDATE_MARKS); ``deadline_ms``
-    0 means no deadline; ``group_messages`` counts the table edit."""
+    0 means no deadline; ``group_messages`` counts the table edit; ``notice`` is published on
+    ``channel`` once the change is written (empty: nothing is)."""
     return ScriptCall(
         [
             session_key,  # KEYS[1] the session hash
@@ -287,6 +291,8 @@ def cas_call(
             now_ms,  # ARGV[10]
             outbox_entry,  # ARGV[11] what players must see of the change (JSON; empty: none)
             lease_ms,  # ARGV[12] how long the committing process has to show it
+            channel,  # ARGV[13] where the change is announced (empty: nowhere)
+            notice,  # ARGV[14] the announcement
         ],
     )
 

@@ -35,12 +35,13 @@ class PlayHandlers:
         game_id: str | None,
         command: GameCommand,
         *,
-        update_id: int,
+        update_id: int | None,
         tap: Tap | None = None,
         answer: str | None = None,
     ) -> None:
         """A player's action on the game; a press is answered (with ``answer`` once it is
-        done, in the player's language in the game)."""
+        done, in the player's language in the game). The Mini App's actions come this way too
+        (no update: ``update_id`` None)."""
         shell = self.shell
         now = shell.clock()
         committed = await shell.store.transact(
@@ -112,7 +113,9 @@ class PlayHandlers:
         await self.shell.sender.answer(tap.query_id)
         selection = "".join(rank.code for rank in sorted(selected.elements()))
         tr = translator(session.language_of(tap.user_id))
-        view = views.hand_view(tr, session, game, seat, session.place_title, selection)
+        view = views.hand_view(
+            tr, session, game, seat, session.place_title, selection, self.shell.publisher.app_url
+        )
         await self.shell.sender.edit(tap.chat_id, tap.message_id, view)
         # A play of the same player may have been shown meanwhile: this hand would then show
         # cards already played (the clock shows it again).

@@ -8,6 +8,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from tgcheat.bot.settings_texts import (
     PRESET_TEXTS,
@@ -31,7 +32,8 @@ KEYBOARD_ROW = 4
 
 #: An inline keyboard as the Bot API takes it. Plain JSON rather than python-telegram-bot's
 #: objects: a keyboard is built for every hand on every play, and only ever sent.
-Button = dict[str, str]
+#: A button: its text, and what it does (callback_data, url, or a web_app object).
+Button = dict[str, Any]
 Keyboard = dict[str, list[list[Button]]]
 
 

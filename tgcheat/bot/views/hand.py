@@ -61,10 +61,13 @@ def hand_view(
     seat: int,
     title: str,
     selection: str = "",
+    app_url: str | None = None,
 ) -> View:
     """The player's one private message: their cards; on their turn, the keyboard to play.
     ``selection``: the cards picked so far, as a button carries them (``encode_selection``, or
-    one rank code per card). More cards than a button can carry raise ``SelectionTooLong``."""
+    one rank code per card). More cards than a button can carry raise ``SelectionTooLong``.
+    ``app_url``: the Mini App's address; a game in play then offers "🃏 Open cards" (a
+    ``web_app`` button: Telegram opens the page with the player's signed identity)."""
     player = state.players[seat]
     held = count_by_rank(player.hand)
     if session.against_computer:
@@ -103,7 +106,16 @@ def hand_view(
         rows += _play_rows(tr, session, state, seat, held, selected, lines)
     elif answers.final_in_group:
         lines += ["", tr._("Last cards were played: answer in the group.")]
+    if app_url is not None:
+        rows.append([open_cards_button(tr, app_url, session)])
     return page(tr, "\n".join(lines), keyboard(rows) if rows else None)
+
+
+def open_cards_button(tr: Translator, app_url: str, session: Session) -> Button:
+    """The Mini App on this game: the place rides in the page's address (a ``startapp``
+    parameter's spelling, "_" for ":", so that one reader serves both ways in)."""
+    place = session.place.key.replace(":", "_")
+    return {"text": tr._("🃏 Open cards"), "web_app": {"url": f"{app_url}?p={place}"}}
 
 
 def _private_notice(tr: Translator, state: GameState, seat: int, notice: Notice) -> str:

@@ -1,0 +1,148 @@
+"""The Mini App's benchmarks: Bot API requests per play (keyboard path against the Mini App's),
+and 200 open Mini Apps on one web process receiving every change (delivery delay, memory).
+
+    python benchmarks/miniapp_bench.py [--plays 30] [--clients 200]
+
+It starts a throwaway Redis, runs the web app (`tgcheat serve`'s) on a local port with the
+Bot API stand-in of the tests, and prints the figures the README quotes."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import resource
+import statistics
+import time
+from typing import Any
+
+import _paths  # noqa: F401  (the repository root on sys.path)
+import httpx
+import orjson
+from redis.asyncio import Redis
+
+from tests.bot.play import has_op
+from tests.support.redis_server import throwaway_redis_server
+from tests.support.updates import User
+from tests.webapp.support import auth, init_data
+from tests.webapp.test_browser import live_server
+from tgcheat.bot.callbacks import Op
+
+PLAYERS = (User(41, "Ann"), User(42, "Bob"), User(43, "Cleo"))
+
+
+def by_id(user_id: int) -> User:
+    return next(u for u in PLAYERS if u.id == user_id)
+
+
+async def keyboard_plays(bot: Any, chat: int, plays: int) -> collections.Counter[str]:
+    """Each play: pick two cards (one press each) and press Play, through the webhook."""
+    await bot.open_game(chat, PLAYERS)
+    before = len(bot.fake.calls)
+    for _ in range(plays):
+        state = await bot.game(chat)
+        seat = state.turn
+        user = by_id(state.players[seat].user_id)
+        for card in state.players[seat].hand[:2]:
+            await bot.post(bot.updates.press(bot.fake, user, user.id, has_op(Op.PICK, card.rank)))
+        if state.required is None:
+            press = bot.updates.press(bot.fake, user, user.id, has_op(Op.PLAY))
+        else:
+            press = bot.updates.press(bot.fake, user, user.id, has_op(Op.PLAY, state.required))
+        await bot.post(press)
+    return collections.Counter(c.method for c in bot.fake.calls[before:])
+
+
+async def app_play(bot: Any, chat: int, request: str) -> None:
+    state = await bot.game(chat)
+    seat = state.turn
+    user = by_id(state.players[seat].user_id)
+    counts = collections.Counter(card.rank.code for card in state.players[seat].hand[:2])
+    session, _ = await bot.store.load(chat)
+    body = {
+        "place": str(chat), "game": session.game_id, "op": "play", "plays": state.plays,
+        "cards": dict(counts), "rank": (state.required.code if state.required else "7"),
+        "request": request,
+    }  # fmt: skip
+    response = await bot.client.post("/app/api/act", json=body, headers=auth(init_data(user)))
+    assert response.status_code == 200, response.text
+
+
+async def mini_app_plays(bot: Any, chat: int, plays: int) -> collections.Counter[str]:
+    await bot.open_game(chat, PLAYERS)
+    before = len(bot.fake.calls)
+    for number in range(plays):
+        await app_play(bot, chat, f"bench-{chat}-{number:06d}")
+    return collections.Counter(c.method for c in bot.fake.calls[before:])
+
+
+async def listeners(bot: Any, base: str, chat: int, clients: int, plays: int) -> dict[str, float]:
+    await bot.open_game(chat, PLAYERS)
+    received: list[dict[int, float]] = [{} for _ in range(clients)]
+    ready = asyncio.Semaphore(0)
+    limits = httpx.Limits(max_connections=clients + 10)
+
+    async def listen(index: int, client: httpx.AsyncClient) -> None:
+        user = PLAYERS[index % len(PLAYERS)]
+        async with client.stream(
+            "GET", "/app/api/events", params={"place": str(chat)},
+            headers=auth(init_data(user)), timeout=None,
+        ) as response:  # fmt: skip
+            first = True
+            async for line in response.aiter_lines():
+                if line.startswith("data: "):
+                    received[index][orjson.loads(line[6:])["v"]] = time.perf_counter()
+                    if first:
+                        first = False
+                        ready.release()
+
+    async with httpx.AsyncClient(base_url=base, limits=limits) as client:
+        tasks = [asyncio.create_task(listen(i, client)) for i in range(clients)]
+        for _ in range(clients):
+            await ready.acquire()
+        delays: list[float] = []
+        for number in range(plays):
+            started = time.perf_counter()
+            await app_play(bot, chat, f"load-{chat}-{number:06d}")
+            _, _, version = await bot.store.read(chat)
+            deadline = time.perf_counter() + 5
+            while time.perf_counter() < deadline and not all(version in r for r in received):
+                await asyncio.sleep(0.002)
+            delays += [(r[version] - started) * 1000 for r in received if version in r]
+        missed = plays * clients - len(delays)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    delays.sort()
+    return {
+        "p50": statistics.median(delays),
+        "p99": delays[int(len(delays) * 0.99) - 1],
+        "missed": missed,
+        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+async def main(plays: int, clients: int) -> None:
+    with throwaway_redis_server() as url:
+        redis = Redis.from_url(url)
+        async with live_server(redis, per_minute=1_000_000) as (bot, base):
+            app = await mini_app_plays(bot, -100902, plays)
+            for name, calls in (("Mini App", app),):
+                total = sum(calls.values())
+                detail = ", ".join(f"{m} {n / plays:.2f}" for m, n in sorted(calls.items()))
+                print(f"{name}: {total / plays:.2f} Bot API requests per play ({detail})")
+            load = await listeners(bot, base, -100903, clients, 15)
+            print(
+                f"{clients} open Mini Apps, 15 plays: delivery delay p50 {load['p50']:.1f} ms, "
+                f"p99 {load['p99']:.1f} ms, missed {load['missed']}; "
+                f"peak RSS of the process (server and clients) {load['rss_mb']:.0f} MB"
+            )
+        await redis.aclose()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--plays", type=int, default=15)
+    parser.add_argument("--clients", type=int, default=200)
+    args = parser.parse_args()
+    asyncio.run(main(args.plays, args.clients))

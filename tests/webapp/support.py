@@ -1,0 +1,47 @@
+"""Signed initData for the players of a test, and calls of the Mini App's API."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx
+import orjson
+
+from tests.bot.conftest import TOKEN
+from tests.support.updates import User
+from tgcheat.webapp.initdata import sign
+
+
+def init_data(user: User, *, auth_date: int | None = None, token: str = TOKEN) -> str:
+    """What Telegram hands the Mini App of ``user``, signed with the bot's token."""
+    when = int(time.time()) if auth_date is None else auth_date
+    who = {"id": user.id, "first_name": user.first_name, "language_code": "en"}
+    return sign(
+        {"query_id": f"q{user.id}", "user": orjson.dumps(who).decode(), "auth_date": str(when)},
+        token,
+    )
+
+
+def auth(data: str) -> dict[str, str]:
+    return {"Authorization": f"tma {data}"}
+
+
+async def get_state(client: httpx.AsyncClient, user: User, place: int | str) -> Any:
+    response = await client.get(
+        "/app/api/state", params={"place": str(place)}, headers=auth(init_data(user))
+    )
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+_REQUESTS = iter(range(10**9))
+
+
+async def act(
+    client: httpx.AsyncClient, user: User, body: dict[str, Any], data: str | None = None
+) -> httpx.Response:
+    body = {"request": f"req-{next(_REQUESTS):08d}"} | body
+    return await client.post(
+        "/app/api/act", json=body, headers=auth(data if data is not None else init_data(user))
+    )

@@ -1,0 +1,131 @@
+"""Announcing each committed change of a session, for the Mini App's live updates.
+
+After a compare-and-set changed a session (a press, a Mini App's action, the clock, a computer
+player), the store PUBLISHes a small notice on one channel (``Keys.changes``): the place, the
+session's new version, and the reveals the change made (a reveal is an event, not kept in the
+session, and an open Mini App shows it as it happens). Every web process holds one
+subscription and hands each notice to the Mini Apps open on that place (tgcheat.webapp.live).
+Pub/sub keeps nothing: a Mini App that was not listening reads the current state when it
+connects again. The PUBLISH is the compare-and-set's own (no round trip of its own); with no
+subscriber it costs Redis next to nothing.
+
+``AppRequests`` remembers the Mini App's requests already carried out, so that one sent again
+(replayed) is refused.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from redis.asyncio import Redis
+
+from tgcheat.engine.cards import Rank
+from tgcheat.engine.events import ChallengeResolved
+from tgcheat.store.keys import Keys
+from tgcheat.store.timeout import bounded
+from tgcheat.table.place import Place
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """A Cheat! call resolved, as everyone at the table sees it."""
+
+    challenger: int
+    claimant: int
+    rank: Rank
+    #: The challenged cards, turned over (card numbers).
+    cards: tuple[int, ...]
+    lie: bool
+    taker: int
+    taken: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeNotice:
+    place: Place
+    version: int
+    reveals: tuple[Reveal, ...] = ()
+
+
+def reveals_of(result: object) -> tuple[Reveal, ...]:
+    """The reveals among a change's events (a change whose result is no events has none)."""
+    if not isinstance(result, tuple):
+        return ()
+    return tuple(
+        Reveal(
+            challenger=event.challenger,
+            claimant=event.claim.seat,
+            rank=event.claim.rank,
+            cards=tuple(int(card) for card in event.revealed),
+            lie=event.lie,
+            taker=event.taker,
+            taken=event.taken,
+        )
+        for event in result
+        if isinstance(event, ChallengeResolved)
+    )
+
+
+def encode_notice(notice: ChangeNotice) -> bytes:
+    reveals = [
+        [r.challenger, r.claimant, r.rank.code, list(r.cards), r.lie, r.taker, r.taken]
+        for r in notice.reveals
+    ]
+    return orjson.dumps({"p": notice.place.key, "v": notice.version, "r": reveals})
+
+
+def decode_notice(data: bytes | str) -> ChangeNotice:
+    """A notice from the channel; ValueError when it is not one."""
+    try:
+        raw: Any = orjson.loads(data)
+        reveals = tuple(
+            Reveal(
+                int(c),
+                int(s),
+                Rank.from_code(k),
+                tuple(int(x) for x in cards),
+                bool(lie),
+                int(t),
+                int(n),
+            )
+            for c, s, k, cards, lie, t, n in raw["r"]
+        )
+        return ChangeNotice(Place.from_key(raw["p"]), int(raw["v"]), reveals)
+    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as error:
+        raise ValueError(f"not a change notice: {data!r}") from error
+
+
+class Changes:
+    def __init__(self, redis: Redis, keys: Keys) -> None:
+        self._redis = redis
+        self.channel = keys.changes
+
+    @staticmethod
+    def notice(place: Place, version: int, result: object) -> bytes:
+        """The announcement that ``place`` changed to ``version`` with ``result`` (its events):
+        published by the compare-and-set that writes the change (tgcheat.store.sessions), so
+        that announcing costs no round trip of its own."""
+        return encode_notice(ChangeNotice(place, version, reveals_of(result)))
+
+
+class AppRequests:
+    """The Mini App's requests already carried out, each for as long as its initData lasts."""
+
+    def __init__(self, redis: Redis, keys: Keys) -> None:
+        self._redis = redis
+        self._keys = keys
+
+    async def first_use(self, signature: str, request_id: str, ttl_s: int) -> bool:
+        """Whether this request (an initData's signature and the page's id for the request)
+        is seen for the first time; it is remembered for ``ttl_s``."""
+        key = self._keys.app_request(signature, request_id)
+        return bool(await bounded(self._redis.set(key, b"1", nx=True, ex=max(ttl_s, 1))))
+
+
+__all__: Sequence[str] = ("AppRequests", "ChangeNotice", "Changes", "Reveal", "decode_notice")

@@ -1,0 +1,285 @@
+"""The Mini App's HTTP side, served by the web process under ``/app``: the page, a small JSON
+API and a stream of live updates.
+
+- ``GET /app`` the page; ``GET /app/static/...`` its script and style.
+- ``GET /app/api/state?place=K`` the game at place ``K`` as the asker sees it.
+- ``GET /app/api/events?place=K`` server-sent events: the state at once, then again after each
+  change of the place (with the reveals it made), within a second, whichever process or clock
+  made it.
+- ``POST /app/api/act`` a play, Cheat!, I believe you, a pass or a vote.
+
+Every API call carries Telegram's signed initData in ``Authorization: tma <initData>``
+(tgcheat.webapp.initdata); a missing, forged or expired one is answered 401 and changes
+nothing. An action carries a request id of the page's own as well, which is used once: the
+same signed request sent again (replayed) is answered 401 too.
+
+An action goes the way of a button press: ``PlayHandlers.act``, that is the same table
+transition inside the same compare-and-set, refused or stale in the same cases, and published
+to the chats as any press is. A refusal is answered 409 with the reason in the player's
+language, as the press's pop-up says it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
+from importlib import resources
+from typing import Any
+
+import orjson
+from redis.asyncio import Redis
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import BaseRoute, Route
+
+from tgcheat.bot import views
+from tgcheat.bot.handlers import Routes
+from tgcheat.bot.handlers.shell import REFUSALS, SELECTION_TOO_LONG, Answer, Asker
+from tgcheat.bot.sender import ChatFlooded, TopicGone
+from tgcheat.engine.cards import Rank
+from tgcheat.engine.game import ActionRefused
+from tgcheat.i18n import Translator
+from tgcheat.store.changes import Reveal
+from tgcheat.table.commands import (
+    Believe,
+    CallCheat,
+    GameCommand,
+    PassTurn,
+    PlayCards,
+    VoteOnPass,
+)
+from tgcheat.table.place import Place
+from tgcheat.table.refusals import SessionRefused
+from tgcheat.webapp.initdata import MAX_AGE_S, InitDataRefused, WebAppUser, verify
+from tgcheat.webapp.live import ChangeListener
+from tgcheat.webapp.view import Json, reveals_json, state_json
+
+log = logging.getLogger(__name__)
+
+APP_PATH = "/app"
+#: A comment line on an idle event stream, so that proxies keep it open (s).
+KEEPALIVE_S = 15.0
+#: The page's id of a request: letters, digits, "-" and "_".
+_REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
+_STATIC = {
+    "app.js": "text/javascript; charset=utf-8",
+    "app.css": "text/css; charset=utf-8",
+}
+
+
+def _asset(name: str) -> bytes:
+    return resources.files("tgcheat.webapp").joinpath("static", name).read_bytes()
+
+
+class MiniApp:
+    def __init__(
+        self, routes: Routes, redis: Redis, bot_token: str, max_age_s: int = MAX_AGE_S
+    ) -> None:
+        self.routes = routes
+        self.shell = routes.shell
+        self.bot_token = bot_token
+        self.max_age_s = max_age_s
+        store = self.shell.store
+        self.listener = ChangeListener(redis, store.keys.changes)
+        #: The time in seconds, for the initData's age (tests move it).
+        self.wall_clock: Callable[[], float] = time.time
+        self._assets = {name: _asset(name) for name in (*_STATIC, "index.html")}
+
+    def routes_list(self) -> list[BaseRoute]:
+        return [
+            Route(APP_PATH, self.page, methods=["GET"]),
+            Route(f"{APP_PATH}/static/{{name}}", self.static, methods=["GET"]),
+            Route(f"{APP_PATH}/api/state", self.state, methods=["GET"]),
+            Route(f"{APP_PATH}/api/events", self.events, methods=["GET"]),
+            Route(f"{APP_PATH}/api/act", self.act, methods=["POST"]),
+        ]
+
+    # --- the page ------------------------------------------------------------------------------
+
+    async def page(self, request: Request) -> Response:
+        return Response(
+            self._assets["index.html"],
+            media_type="text/html; charset=utf-8",
+            headers={"Cache-Control": "no-cache"},
+        )
+
+    async def static(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in _STATIC:
+            return Response("not found", status_code=404)
+        return Response(
+            self._assets[name], media_type=_STATIC[name], headers={"Cache-Control": "no-cache"}
+        )
+
+    # --- who asks ------------------------------------------------------------------------------
+
+    def _user(self, request: Request) -> WebAppUser:
+        scheme, _, data = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "tma":
+            raise InitDataRefused("no initData")
+        return verify(data, self.bot_token, self.wall_clock(), self.max_age_s)
+
+    async def _translator(self, user: WebAppUser) -> Translator:
+        return await self.shell.language_of(Asker(user.user_id, user.language_code))
+
+    async def _state(self, tr: Translator, user: WebAppUser, place: Place) -> Json:
+        session, _, version = await self.shell.store.read(place)
+        return state_json(
+            tr, session, version, user.user_id, self.shell.bot_username, self.shell.clock()
+        )
+
+    # --- the API -------------------------------------------------------------------------------
+
+    async def state(self, request: Request) -> Response:
+        try:
+            user = self._user(request)
+        except InitDataRefused as refused:
+            return _unauthorized(refused)
+        place = _place(request.query_params.get("place", ""))
+        if place is None:
+            return _json({"error": "place"}, 400)
+        tr = await self._translator(user)
+        return _json(await self._state(tr, user, place))
+
+    async def events(self, request: Request) -> Response:
+        try:
+            user = self._user(request)
+        except InitDataRefused as refused:
+            return _unauthorized(refused)
+        place = _place(request.query_params.get("place", ""))
+        if place is None:
+            return _json({"error": "place"}, 400)
+        tr = await self._translator(user)
+        return StreamingResponse(
+            self._stream(tr, user, place),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
+    async def _stream(self, tr: Translator, user: WebAppUser, place: Place) -> AsyncIterator[bytes]:
+        # Subscribed before the first read: a change made in between wakes the watcher.
+        watcher = await self.listener.watch(place)
+        try:
+            sent = -1
+            reveals: list[Reveal] = []
+            while True:
+                state = await self._state(tr, user, place)
+                if reveals and "seats" in state:
+                    session, _ = await self.shell.store.load(place)
+                    if session is not None and session.game is not None:
+                        state["reveals"] = reveals_json(tr, session.game, reveals)
+                if state["v"] != sent or "reveals" in state:
+                    sent = state["v"]
+                    yield b"data: " + orjson.dumps(state) + b"\n\n"
+                try:
+                    await asyncio.wait_for(watcher.woken.wait(), KEEPALIVE_S)
+                except TimeoutError:
+                    yield b": keepalive\n\n"
+                    continue
+                watcher.woken.clear()
+                reveals = watcher.take_reveals()
+        finally:
+            self.listener.forget(watcher)
+
+    async def act(self, request: Request) -> Response:
+        try:
+            user = self._user(request)
+        except InitDataRefused as refused:
+            return _unauthorized(refused)
+        try:
+            body: Any = orjson.loads(await request.body())
+            place = _place(str(body["place"]))
+            request_id = str(body["request"])
+            command = _command(user.user_id, body, self.shell.clock())
+            game_id = str(body["game"])
+        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+            return _json({"error": "request"}, 400)
+        if place is None or not _REQUEST_ID.fullmatch(request_id):
+            return _json({"error": "request"}, 400)
+        ttl = self.max_age_s - int(self.wall_clock() - user.auth_date) + 60
+        if not await self.shell.store.app_requests.first_use(user.hash, request_id, ttl):
+            return _unauthorized(InitDataRefused("replayed"))
+        tr = await self._translator(user)
+        try:
+            await self._act(place, game_id, command, user)
+        except REFUSALS as refusal:
+            text = _refusal_text(tr, refusal)
+            return _json({"refused": text} | await self._state(tr, user, place), 409)
+        return _json(await self._state(tr, user, place))
+
+    async def _act(
+        self, place: Place, game_id: str, command: GameCommand, user: WebAppUser
+    ) -> None:
+        """The press's own path (``PlayHandlers.act``); a flood wait met while showing it is
+        no failure, as for a press."""
+        try:
+            await self.routes.play.act(place, game_id, command, update_id=None)
+        except ChatFlooded as flooded:
+            await self.shell.held_back(flooded)
+        except TopicGone as gone:
+            await self.shell.publisher.end_topic(gone.place)
+
+
+def _refusal_text(tr: Translator, refusal: Exception) -> str:
+    """A refusal in the words of a press's pop-up (``Shell.refuse``)."""
+    if isinstance(refusal, SessionRefused | ActionRefused):
+        return views.refusal_text(tr, refusal.reason)
+    if isinstance(refusal, Answer):
+        return tr._(refusal.message).format(**refusal.fields)
+    return tr._(SELECTION_TOO_LONG)
+
+
+def _command(user_id: int, body: dict[str, Any], now_ms: int) -> GameCommand:
+    """The table's command for an action of the page (ValueError: not one)."""
+    op = body["op"]
+    match op:
+        case "play":
+            cards = body["cards"]
+            if not isinstance(cards, dict) or not cards:
+                raise ValueError("no cards")
+            selected = Counter({Rank.from_code(k): _count(n) for k, n in cards.items()})
+            return PlayCards(user_id, _int(body["plays"]), selected, Rank.from_code(body["rank"]))
+        case "cheat":
+            return CallCheat(user_id, _int(body["claim"]), now_ms)
+        case "believe":
+            return Believe(user_id, _int(body["claim"]))
+        case "pass":
+            return PassTurn(user_id, _int(body["plays"]))
+        case "yes" | "no":
+            return VoteOnPass(user_id, _int(body["plays"]), op == "yes")
+    raise ValueError(f"no such action: {op!r}")
+
+
+def _int(value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 1 << 31:
+        raise ValueError("not a number")
+    return value
+
+
+def _count(value: object) -> int:
+    count = _int(value)
+    if not 1 <= count <= 64:
+        raise ValueError("not a card count")
+    return count
+
+
+def _place(key: str) -> Place | None:
+    """A place as the page names it: its key ("-100123", "-100123:5"), or the Mini App link's
+    start parameter, which cannot hold ":" ("-100123_5")."""
+    try:
+        return Place.from_key(key.replace("_", ":"))
+    except ValueError:
+        return None
+
+
+def _json(data: Json, status: int = 200) -> Response:
+    return Response(orjson.dumps(data), status_code=status, media_type="application/json")
+
+
+def _unauthorized(refused: InitDataRefused) -> Response:
+    log.info("Mini App call refused: %s", refused)
+    return _json({"error": "unauthorized"}, 401)

@@ -1,0 +1,163 @@
+"""What the Mini App shows one player: their hand, the table, and what they may do now, as
+JSON, every text in their language.
+
+The texts are the chat's own (the table's lines, the hand's prompt, the buttons' labels): one
+catalog, and the Mini App reads like the bot. They are plain text here (the chat's HTML
+stripped): the page sets them as text, never as markup.
+
+What may be done is read from the same functions the keyboards are drawn from
+(``table_answer`` for the table's Cheat! / I believe you, ``private_answers``, ``play_limit``
+and ``can_pass`` for the hand's), so under every rule the Mini App offers exactly what the
+keyboards offer: the table's buttons and the player's own hand keyboard together.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from tgcheat.bot.texts import claim_phrase, rank_symbol
+from tgcheat.bot.views import final_table_view, refusal_text, reveal_view, table_view
+from tgcheat.bot.views.hand import _turn_prompt
+from tgcheat.engine.cards import CLAIMABLE_RANKS, Card
+from tgcheat.engine.events import ChallengeResolved
+from tgcheat.engine.game import can_pass, play_limit
+from tgcheat.engine.rules import Passing
+from tgcheat.engine.state import Claim, GameState, Phase
+from tgcheat.i18n import Translator
+from tgcheat.store.changes import Reveal
+from tgcheat.table.audiences import private_answers, table_answer
+from tgcheat.table.refusals import SessionRefusal
+from tgcheat.table.session import Session
+
+_TAG = re.compile(r"<[^>]*>")
+
+Json = dict[str, Any]
+
+
+def plain(text: str) -> str:
+    """A chat text without its HTML: what the page sets as text."""
+    return html.unescape(_TAG.sub("", text))
+
+
+def card_json(tr: Translator, card: Card) -> Json:
+    suit = card.suit
+    return {
+        "id": int(card),
+        "rank": card.rank.code,
+        "label": rank_symbol(tr, card.rank),
+        # A joker has no suit; the page draws it apart.
+        "suit": "cdhs"[suit] if suit is not None else "",
+    }
+
+
+def state_json(
+    tr: Translator,
+    session: Session | None,
+    version: int,
+    user_id: int,
+    bot_username: str,
+    now_ms: int,
+) -> Json:
+    """The game at ``session`` as ``user_id`` sees it: the table for all, the hand only its
+    owner's. A person not seated in the game is told so (the refusal's own words)."""
+    game = session.game if session is not None else None
+    seat = game.seat_of(user_id) if game is not None else None
+    base: Json = {"v": version, "rtl": tr.rtl}
+    if session is None or game is None or seat is None:
+        return base | {"refused": refusal_text(tr, SessionRefusal.STALE)}
+    player = game.players[seat]
+    hand = sorted(player.hand, key=lambda card: (card.rank, card))
+    result: Json = base | {
+        "game": session.game_id,
+        "place": session.place.key,
+        "title": session.place_title,
+        "plays": game.plays,
+        "phase": str(game.phase),
+        "pile": len(game.pile),
+        "turn": game.turn,
+        "me": seat,
+        "seats": [{"name": p.name, "cards": len(p.hand), "left": p.left} for p in game.players],
+        "deadline": session.deadline_ms,
+        "now": now_ms,
+        "required": game.required.code if game.required is not None else None,
+        "hand": [card_json(tr, card) for card in hand],
+        "handTitle": plain(tr._("🃏 Your cards ({count}):").format(count=len(hand))),
+    }
+    if game.phase is Phase.FINISHED and game.result is not None:
+        result["table"] = plain(final_table_view(tr, session, game, game.result).text).split("\n")
+        return result
+    result["table"] = plain(table_view(tr, session, game, bot_username, now_ms).text).split("\n")
+    if player.left:
+        return result
+    result |= offers(tr, session, game, seat)
+    return result
+
+
+def offers(tr: Translator, session: Session, game: GameState, seat: int) -> Json:
+    """What the player may do now: the table's answers and their hand's keyboard."""
+    answers: list[Json] = []
+    seen: set[tuple[str, int]] = set()
+
+    def answer(op: str, claim: Claim, label: str) -> None:
+        if (op, claim.number) not in seen:
+            seen.add((op, claim.number))
+            answers.append({"op": op, "claim": claim.number, "label": label})
+
+    cheat, believe = tr._("❗ Cheat!"), tr._("✅ I believe you")
+    on_table = table_answer(game)
+    if on_table is not None:
+        if on_table.believe:
+            answer("believe", on_table.claim, believe)
+        answer("cheat", on_table.claim, cheat)
+    private = private_answers(game, seat)
+    if private.final is not None:
+        answer("believe", private.final, believe)
+        answer("cheat", private.final, cheat)
+    for claim in private.challengeable:
+        answer("cheat", claim, cheat)
+    if private.vote_for is not None:
+        answers.append({"op": "yes", "label": tr._("👍 Yes")})
+        answers.append({"op": "no", "label": tr._("👎 No")})
+    found: Json = {"answers": answers}
+    limit = play_limit(game, seat)
+    if limit > 0:
+        rank = game.required
+        ranks = [rank] if rank is not None else list(CLAIMABLE_RANKS)
+        found["play"] = {
+            "limit": limit,
+            "prompt": plain(_turn_prompt(tr, game, limit)),
+            "tap": tr._("Tap the cards you play."),
+            "clear": tr._("✖️ Clear"),
+            # The Play button's label for each number of cards picked, and each rank claimed.
+            "claims": {
+                r.code: [
+                    tr._("▶️ Play: {claim}").format(claim=claim_phrase(tr, n, r))
+                    for n in range(1, limit + 1)
+                ]
+                for r in ranks
+            },
+            "claimHint": (
+                tr._("Now tap the rank you claim.") if rank is None else tr._("Tap ▶️ Play.")
+            ),
+            "rankLabels": {r.code: f"= {rank_symbol(tr, r)}" for r in ranks},
+        }
+    if can_pass(game, seat):
+        vote = game.rules.passing is Passing.VOTE
+        found["pass"] = tr._("🙋 Ask to pass") if vote else tr._("⏭ Pass")
+    return found
+
+
+def reveals_json(tr: Translator, game: GameState, reveals: Iterable[Reveal]) -> list[str]:
+    """Each reveal as the group reads it (the chat's reveal message, as text)."""
+    lines = []
+    for reveal in reveals:
+        cards = tuple(Card(c) for c in reveal.cards)
+        claim = Claim(0, reveal.claimant, cards, reveal.rank)
+        event = ChallengeResolved(
+            reveal.challenger, claim, cards, reveal.lie, reveal.taker, reveal.taken
+        )
+        lines.append(plain(reveal_view(tr, game, event).text))
+    return lines
