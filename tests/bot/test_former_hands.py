@@ -77,3 +77,25 @@ async def test_a_former_hand_with_buttons_goes_at_once(bot: BotHarness) -> None:
     assert notice != turn
     assert "Your time ran out" in bot.fake.message(late.id, notice).seen_text
     assert [p["message_id"] for p in _deletes(bot, late, "deleteMessage")] == [turn]
+
+
+async def test_a_former_hand_with_only_the_mini_app_button_stays(bot: BotHarness) -> None:
+    """The "🃏 Open cards" button opens the Mini App on the game whenever it is pressed: it
+    never goes out of date, so a former hand with it stays until the end like one without
+    buttons."""
+    app = bot.app
+    assert isinstance(app, CheatApplication) and app.routes is not None
+    app.routes.shell.publisher.app_url = "https://cards.example/app"
+    state = state_with([cards("A♣", "4♣"), cards("2♣", "5♦"), cards("3♣", "6♦")], rest_to=2)
+    await install_game(bot, seated(state, [ANN, BOB, CAROL]))
+    for user in (ANN, BOB, CAROL):
+        await bot.start_private(user, f"h{GROUP_ID}")
+    (first,) = _hands(bot, ANN)
+    await play(bot, ANN, [Rank.ACE])
+    await play(bot, BOB, [Rank.TWO])
+    await play(bot, CAROL, [Rank.THREE])
+    former, _turn = _hands(bot, ANN)
+    assert former == first
+    buttons = bot.fake.message(ANN.id, first).buttons
+    assert buttons and all("web_app" in button for button in buttons)
+    assert _deletes(bot, ANN, "deleteMessage") == []

@@ -984,7 +984,11 @@ async def _through_a_redis_restart(job: Callable[[], Awaitable[Any]]) -> None:
 
 
 def _hand_message(user_id: int, message_id: int, view: views.View) -> HandMessage:
-    return HandMessage(user_id, message_id, WITH_BUTTONS if view.markup else WITHOUT_BUTTONS)
+    """What a hand message shows, for whether it may stay once replaced: a button that acts on
+    the game (its data goes out of date) may not; one that opens the Mini App may."""
+    rows = view.markup["inline_keyboard"] if view.markup else []
+    acts = any("callback_data" in button for row in rows for button in row)
+    return HandMessage(user_id, message_id, WITH_BUTTONS if acts else WITHOUT_BUTTONS)
 
 
 async def _nothing_for(user_id: int) -> tuple[int, int]:
