@@ -29,9 +29,8 @@ def _deletes(bot: BotHarness, user: User, method: str) -> list[dict]:
     ]
 
 
-async def test_former_hands_stay_without_buttons_and_go_together_at_the_end(
-    bot: BotHarness,
-) -> None:
+async def _round_to_ann(bot: BotHarness) -> int:
+    """Ann, Bob and Carol each play once: Ann's turn again. Returns Ann's first hand message."""
     state = state_with([cards("A♣", "4♣"), cards("2♣", "5♦"), cards("3♣", "6♦")], rest_to=2)
     await install_game(bot, seated(state, [ANN, BOB, CAROL]))
     for user in (ANN, BOB, CAROL):
@@ -40,6 +39,13 @@ async def test_former_hands_stay_without_buttons_and_go_together_at_the_end(
     await play(bot, ANN, [Rank.ACE])
     await play(bot, BOB, [Rank.TWO])
     await play(bot, CAROL, [Rank.THREE])
+    return first
+
+
+async def test_former_hands_stay_without_buttons_and_go_together_at_the_end(
+    bot: BotHarness,
+) -> None:
+    first = await _round_to_ann(bot)
     # Ann's turn again: a new hand message; the former one stays, its buttons gone.
     former, turn = _hands(bot, ANN)
     assert former == first and turn != first
@@ -86,14 +92,7 @@ async def test_a_former_hand_with_only_the_mini_app_button_stays(bot: BotHarness
     app = bot.app
     assert isinstance(app, CheatApplication) and app.routes is not None
     app.routes.shell.publisher.app_url = "https://cards.example/app"
-    state = state_with([cards("A♣", "4♣"), cards("2♣", "5♦"), cards("3♣", "6♦")], rest_to=2)
-    await install_game(bot, seated(state, [ANN, BOB, CAROL]))
-    for user in (ANN, BOB, CAROL):
-        await bot.start_private(user, f"h{GROUP_ID}")
-    (first,) = _hands(bot, ANN)
-    await play(bot, ANN, [Rank.ACE])
-    await play(bot, BOB, [Rank.TWO])
-    await play(bot, CAROL, [Rank.THREE])
+    first = await _round_to_ann(bot)
     former, _turn = _hands(bot, ANN)
     assert former == first
     buttons = bot.fake.message(ANN.id, first).buttons
