@@ -171,6 +171,25 @@ async def test_a_reveal_that_telegram_refused_with_a_502_is_shown_by_the_next_cl
     assert "pile: 0 cards" in ((await table_record(bot)).plain_text or "")
 
 
+async def test_a_refused_reveal_is_due_at_the_senders_time_when_the_views_run_ahead(
+    bot: BotHarness,
+) -> None:
+    """The handlers' clock (what the views say of the time left) may run ahead of the one the
+    clock's holds count in (tools and tests move it): what a publisher could not show is due
+    at the latter, or it would wait as long as the lead."""
+    await _ann_bluffs(bot)
+    app = bot.app
+    assert isinstance(app, CheatApplication) and app.routes is not None
+    ahead = int(time.time() * 1000) + 10 * 60_000
+    app.routes.shell.clock = lambda: ahead
+    bot.fake.fail_always(_once_to_group("sendMessage"), 502, "Bad Gateway")
+    with pytest.raises(TelegramError):
+        await bot.press(BOB, GROUP_ID, has_op(Op.CHALLENGE))
+    await _timers(bot).refresh_deferred_tables(int(time.time() * 1000) + 1_000)
+    reveals = _reveals(bot)
+    assert len(reveals) == 1 and "Caught bluffing!" in reveals[0]
+
+
 async def test_last_cards_accepted_by_the_clock_then_a_502_end_with_the_result_shown(
     bot: BotHarness,
 ) -> None:

@@ -462,10 +462,13 @@ class Publisher:
         self, place: Place, version: int, rest: MustShow, *, still_showing: bool = False
     ) -> None:
         """Tell Redis what of a change's entry was shown (``GroupBudget.settle``), through a
-        Redis restart: an entry left unsettled is shown again by the clock."""
+        Redis restart: an entry left unsettled is shown again by the clock. What was not
+        shown is due at the sender's time, the one its holds are counted in (the clock's), not
+        the views' (``self.clock``, which tools move ahead): due at a time the clock has not
+        reached, a reveal would wait that long."""
         await _through_a_redis_restart(
             lambda: self.store.budget.settle(
-                place, version, self.clock(), rest, still_showing=still_showing
+                place, version, self.sender.clock(), rest, still_showing=still_showing
             )
         )
 
