@@ -15,7 +15,6 @@ subscriber it costs Redis next to nothing.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,8 +27,6 @@ from tgcheat.engine.events import ChallengeResolved
 from tgcheat.store.keys import Keys
 from tgcheat.store.timeout import bounded
 from tgcheat.table.place import Place
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,8 +99,9 @@ def decode_notice(data: bytes | str) -> ChangeNotice:
 
 
 class Changes:
-    def __init__(self, redis: Redis, keys: Keys) -> None:
-        self._redis = redis
+    """Where the changes are announced, and what an announcement says."""
+
+    def __init__(self, keys: Keys) -> None:
         self.channel = keys.changes
 
     @staticmethod

@@ -78,18 +78,22 @@ class GameStore:
         self.budget = GroupBudget(
             redis, self.keys, group_messages_per_minute, lease_ms=outbox_lease_ms
         )
+        #: Each committed change announced to the open Mini Apps; their requests carried out.
+        self.changes = Changes(self.keys)
         self.sessions = Sessions(
-            redis, direct, self.keys, self._hints, self.budget, outbox_lease_ms=outbox_lease_ms
+            redis,
+            direct,
+            self.keys,
+            self._hints,
+            self.budget,
+            outbox_lease_ms=outbox_lease_ms,
+            changes=self.changes,
         )
         self.messages = Messages(redis, direct, self.keys, self._hints)
         self.settings = Settings(redis, self.keys)
         self.clock = Deadlines(redis, self.keys)
         self.pings = Pings(redis, self.keys)
         self.stats = Stats(redis, self.keys)
-        #: Each committed change announced to the open Mini Apps; their requests carried out.
-        self.changes = Changes(redis, self.keys)
-        self.sessions.changes_channel = self.changes.channel
-        self.sessions.notice = self.changes.notice
         self.app_requests = AppRequests(redis, self.keys)
 
     async def load(self, where: Where) -> tuple[Session | None, MessageIds]:

@@ -16,11 +16,12 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 from redis.asyncio import Redis
 
 from tgcheat.store.budget import GroupBudget
+from tgcheat.store.changes import Changes
 from tgcheat.store.codec import decode, encode
 from tgcheat.store.direct import DirectCommands
 from tgcheat.store.hints import ChatHints
@@ -119,6 +120,7 @@ class Sessions:
         budget: GroupBudget,
         *,
         outbox_lease_ms: int = OUTBOX_LEASE_MS,
+        changes: Changes | None = None,
     ) -> None:
         #: A press's own reads and writes (see tgcheat.store.direct).
         self._direct = direct
@@ -128,11 +130,9 @@ class Sessions:
         self._budget = budget
         #: How long a change's must-see messages are this process's to show (OUTBOX).
         self._lease_ms = outbox_lease_ms
-        #: Where each committed change is announced, by the compare-and-set itself (the Mini
-        #: App's live updates, tgcheat.store.changes); empty: nowhere.
-        self.changes_channel = ""
-        #: The announcement of a change: its place, new version and result.
-        self.notice: Callable[[Place, int, Any], bytes] = lambda place, version, result: b""
+        #: Where and how the compare-and-set itself announces each change it writes (the Mini
+        #: App's live updates); None: nowhere.
+        self._changes = changes
         #: The time a change is committed at (Unix ms): what the group's budget counts with.
         #: Tools that play at a human pace on a clock of their own set it.
         self.clock: Callable[[], int] = wall_clock_ms
@@ -260,8 +260,10 @@ class Sessions:
                 now_ms=self.clock(),
                 outbox_entry=owed.entry() if owed is not None and not owed.empty else b"",
                 lease_ms=self._lease_ms,
-                channel=self.changes_channel,
-                notice=self.notice(place, version + 1, result) if self.changes_channel else b"",
+                channel=self._changes.channel if self._changes else "",
+                notice=(
+                    self._changes.notice(place, version + 1, result) if self._changes else b""
+                ),
             )
             answer = await bounded(self._direct.run_script(self._cas, call.keys, call.args))
             if answer in _WRITTEN:

@@ -134,7 +134,9 @@ class MiniApp:
 
     # --- the API -------------------------------------------------------------------------------
 
-    async def state(self, request: Request) -> Response:
+    async def _asked(self, request: Request) -> tuple[WebAppUser, Translator, Place] | Response:
+        """Who asks (their initData checked), in their language, about which game; or the
+        answer refusing the request."""
         try:
             user = self._user(request)
         except InitDataRefused as refused:
@@ -142,18 +144,20 @@ class MiniApp:
         place = _place(request.query_params.get("place", ""))
         if place is None:
             return _json({"error": "place"}, 400)
-        tr = await self._translator(user)
+        return user, await self._translator(user), place
+
+    async def state(self, request: Request) -> Response:
+        asked = await self._asked(request)
+        if isinstance(asked, Response):
+            return asked
+        user, tr, place = asked
         return _json(await self._state(tr, user, place))
 
     async def events(self, request: Request) -> Response:
-        try:
-            user = self._user(request)
-        except InitDataRefused as refused:
-            return _unauthorized(refused)
-        place = _place(request.query_params.get("place", ""))
-        if place is None:
-            return _json({"error": "place"}, 400)
-        tr = await self._translator(user)
+        asked = await self._asked(request)
+        if isinstance(asked, Response):
+            return asked
+        user, tr, place = asked
         return StreamingResponse(
             self._stream(tr, user, place),
             media_type="text/event-stream",
