@@ -119,17 +119,18 @@ async def test_a_restart_while_a_computer_player_thinks_loses_nothing(redis) -> 
             state = await game_state(bot)
         session, _ = await bot.store.load(GROUP_ID)
         assert session is not None and session.computers_due_ms
-        due, plays = session.computers_due_ms, state.plays
+        due = session.computers_due_ms
     finally:
         await bot.app.shutdown()
-    # Another process, after the restart: the clock in Redis still says when it plays.
+    # Another process, after the restart: the clock in Redis still says when it moves. Its
+    # move may be a play or a Cheat! call on Ann's cards (then the count of plays and the
+    # turn may stay as they were), so the whole game is compared.
     again = await make_harness(redis, bot.fake)
     try:
         await _timers(again).fire_due(due - 1)
-        assert (await game_state(again)).plays == plays
+        assert await game_state(again) == state
         await _timers(again).fire_due(due)
-        after = await game_state(again)
-        assert after.plays > plays or after.phase is not Phase.PLAYING or after.turn != state.turn
+        assert await game_state(again) != state
     finally:
         await again.app.shutdown()
 
