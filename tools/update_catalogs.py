@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
             print("locales/tgcheat.pot is out of date: run python tools/update_catalogs.py")
             return 1
         return 0
-    TEMPLATE.write_bytes(rendered)
+    _write_if_changed(TEMPLATE, rendered)
     for po_path in sorted(LOCALES.glob("*/LC_MESSAGES/tgcheat.po")):
         language = po_path.parent.parent.name
         with po_path.open("rb") as po_file:
@@ -85,9 +85,18 @@ def main(argv: list[str] | None = None) -> int:
                 if message.id:
                     message.string = message.id
                     message.flags.discard("fuzzy")
-        po_path.write_bytes(render(catalog))
-        print(f"updated {po_path.relative_to(ROOT)}")
+        if _write_if_changed(po_path, render(catalog)):
+            print(f"updated {po_path.relative_to(ROOT)}")
     return 0
+
+
+def _write_if_changed(path: Path, rendered: bytes) -> bool:
+    """Write a catalog only when more than its dates changed: a run that changes no message
+    leaves every file as it was (no churn of dates to merge between branches)."""
+    if path.exists() and without_dates(path.read_bytes()) == without_dates(rendered):
+        return False
+    path.write_bytes(rendered)
+    return True
 
 
 if __name__ == "__main__":
