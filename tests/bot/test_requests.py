@@ -4,12 +4,16 @@ whole games)."""
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 
-from tests.bot.conftest import GROUP_ID, BotHarness
-from tests.bot.play import game_state, has_op, install_game, play, seated
+from redis.asyncio import Redis
+
+from tests.bot.conftest import GROUP_ID, BotHarness, make_harness
+from tests.bot.play import game_state, has_op, install_game, play, seated, table_record
 from tests.engine.helpers import cards, state_with
 from tests.support.updates import User
+from tgcheat.bot.app import CheatApplication
 from tgcheat.bot.callbacks import Op
 from tgcheat.engine.cards import Rank
 
@@ -62,4 +66,43 @@ async def test_a_challenge_edits_the_hand_of_the_player_whose_turn_goes_on(
     # He plays on from the edited message.
     await play(bot, BOB, [Rank.TWO])
     assert (await game_state(bot)).turn == 2
+    bot.fake.assert_clean()
+
+
+async def test_a_table_edit_that_waited_for_the_budget_is_not_made_once_a_play_showed_it(
+    redis: Redis,
+) -> None:
+    """Over the group's budget a play's table edit waits for the clock; when the budget allows
+    the next play's own edit, the table shows the latest state and the clock's turn comes to
+    nothing: no edit that Telegram would refuse as not modified."""
+    bot = await make_harness(redis, group_messages_per_minute=2)
+    try:
+        now = [int(time.time() * 1000)]
+        clock = lambda: now[0]  # noqa: E731
+        app = bot.app
+        assert isinstance(app, CheatApplication) and app.routes is not None
+        assert app.timers is not None
+        shell = app.routes.shell
+        shell.clock = shell.sender.clock = shell.store.sessions.clock = app.timers.clock = clock
+        state = state_with(
+            [cards("4♣", "9♣", "10♣"), cards("2♣", "5♦", "J♦"), cards("3♣", "6♦")], rest_to=2
+        )
+        await install_game(bot, seated(state, [ANN, BOB, CAROL]))
+        for user in (ANN, BOB, CAROL):
+            await bot.start_private(user, f"h{GROUP_ID}")
+        mark = len(bot.fake.calls)
+        for user, rank in ((ANN, Rank.FOUR), (BOB, Rank.TWO), (CAROL, Rank.THREE)):
+            await play(bot, user, [rank])
+        # The budget let the first two of those through: the third's table edit waits.
+        assert _requests(bot, GROUP_ID, mark) == Counter({"sendMessage": 1, "editMessageText": 1})
+        assert "pile: 3 cards" not in (await table_record(bot)).seen_text
+        now[0] += 60_000
+        await play(bot, ANN, [Rank.NINE])
+        assert "pile: 4 cards" in (await table_record(bot)).seen_text
+        mark = len(bot.fake.calls)
+        await app.timers.refresh_deferred_tables(now[0] + 1_000)
+        assert _requests(bot, GROUP_ID, mark) == Counter()
+        assert "pile: 4 cards" in (await table_record(bot)).seen_text
+    finally:
+        await bot.app.shutdown()
     bot.fake.assert_clean()

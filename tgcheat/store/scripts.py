@@ -762,6 +762,9 @@ for i = 7 + 2 * pairs_count, #ARGV do
   if shown and shown > version then
     overtaken[#overtaken + 1] = role
     if role == 'table' then
+      -- This older table may have reached the message after the newer one: which it shows
+      -- is unknown until the clock shows the table again.
+      redis.call('HDEL', KEYS[1], field)
       redis.call('HSET', KEYS[2], 'table', '1')
     else
       hands[#hands + 1] = string.sub(role, {len("hand:") + 1})
