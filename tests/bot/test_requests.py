@@ -15,6 +15,7 @@ from tests.engine.helpers import cards, state_with
 from tests.support.updates import User
 from tgcheat.bot.app import CheatApplication
 from tgcheat.bot.callbacks import Op
+from tgcheat.bot.timers import Timers
 from tgcheat.engine.cards import Rank
 
 ANN, BOB, CAROL = User(1, "Ann"), User(2, "Bob"), User(3, "Carol")
@@ -31,6 +32,27 @@ def _hands(bot: BotHarness, user: User) -> list[int]:
     return [
         m.message_id for m in bot.fake.visible_messages(user.id) if "Your cards in" in m.seen_text
     ]
+
+
+def _timers(bot: BotHarness) -> Timers:
+    app = bot.app
+    assert isinstance(app, CheatApplication) and app.timers is not None
+    return app.timers
+
+
+def _clocks_of(bot: BotHarness) -> list[int]:
+    """The bot's clocks (the handlers', the sender's, the store's, the clock's), one that a
+    test moves: ``now[0]``."""
+    now = [int(time.time() * 1000)]
+    app = bot.app
+    assert isinstance(app, CheatApplication) and app.routes is not None
+    shell = app.routes.shell
+
+    def clock() -> int:
+        return now[0]
+
+    shell.clock = shell.sender.clock = shell.store.sessions.clock = _timers(bot).clock = clock
+    return now
 
 
 async def _dealt(bot: BotHarness) -> None:
@@ -77,13 +99,8 @@ async def test_a_table_edit_that_waited_for_the_budget_is_not_made_once_a_play_s
     nothing: no edit that Telegram would refuse as not modified."""
     bot = await make_harness(redis, group_messages_per_minute=2)
     try:
-        now = [int(time.time() * 1000)]
-        clock = lambda: now[0]  # noqa: E731
-        app = bot.app
-        assert isinstance(app, CheatApplication) and app.routes is not None
-        assert app.timers is not None
-        shell = app.routes.shell
-        shell.clock = shell.sender.clock = shell.store.sessions.clock = app.timers.clock = clock
+        now = _clocks_of(bot)
+        timers = _timers(bot)
         state = state_with(
             [cards("4♣", "9♣", "10♣"), cards("2♣", "5♦", "J♦"), cards("3♣", "6♦")], rest_to=2
         )
@@ -100,9 +117,36 @@ async def test_a_table_edit_that_waited_for_the_budget_is_not_made_once_a_play_s
         await play(bot, ANN, [Rank.NINE])
         assert "pile: 4 cards" in (await table_record(bot)).seen_text
         mark = len(bot.fake.calls)
-        await app.timers.refresh_deferred_tables(now[0] + 1_000)
+        await timers.refresh_deferred_tables(now[0] + 1_000)
         assert _requests(bot, GROUP_ID, mark) == Counter()
         assert "pile: 4 cards" in (await table_record(bot)).seen_text
+    finally:
+        await bot.app.shutdown()
+    bot.fake.assert_clean()
+
+
+async def test_a_reveal_on_the_last_token_moves_the_table_at_once(redis: Redis) -> None:
+    """One token left when Carol catches Ann's lie: the old table becomes the reveal's line
+    and the table is posted below it at once (2 requests), leaving the budget a token in debt;
+    not the reveal alone now and, later, the table posted anew below it with the old one
+    deleted (3)."""
+    bot = await make_harness(redis, group_messages_per_minute=2)
+    try:
+        now = _clocks_of(bot)
+        await _dealt(bot)
+        await play(bot, ANN, [Rank.FOUR])  # the table is posted: one token of two spent
+        old = (await table_record(bot)).message_id
+        mark = len(bot.fake.calls)
+        await bot.press(CAROL, GROUP_ID, has_op(Op.CHALLENGE))
+        now[0] += 60_000
+        await _timers(bot).refresh_deferred_tables(now[0])
+        assert _requests(bot, GROUP_ID, mark) == Counter(
+            {"editMessageText": 1, "sendMessage": 1}
+        )
+        table = await table_record(bot)
+        assert bot.fake.last_message(GROUP_ID).message_id == table.message_id != old
+        assert "calls Cheat on" in bot.fake.message(GROUP_ID, old).seen_text
+        assert "pile: 0 cards" in table.seen_text
     finally:
         await bot.app.shutdown()
     bot.fake.assert_clean()
