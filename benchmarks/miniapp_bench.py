@@ -27,6 +27,7 @@ from tests.support.updates import User
 from tests.webapp.support import auth, init_data
 from tests.webapp.test_browser import live_server
 from tgcheat.bot.callbacks import Op
+from tgcheat.redis_connection import CLIENT_OPTIONS
 
 PLAYERS = (User(41, "Ann"), User(42, "Bob"), User(43, "Cleo"))
 
@@ -124,7 +125,7 @@ async def listeners(bot: Any, base: str, chat: int, clients: int, plays: int) ->
 
 async def main(plays: int, clients: int) -> None:
     with throwaway_redis_server() as url:
-        redis = Redis.from_url(url)
+        redis = Redis.from_url(url, **CLIENT_OPTIONS)
         async with live_server(redis, per_minute=1_000_000) as (bot, base):
             app = await mini_app_plays(bot, -100902, plays)
             for name, calls in (("Mini App", app),):

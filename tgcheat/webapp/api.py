@@ -44,6 +44,7 @@ from tgcheat.engine.cards import Rank
 from tgcheat.engine.game import ActionRefused
 from tgcheat.i18n import Translator
 from tgcheat.store.changes import Reveal
+from tgcheat.store.games import Loaded
 from tgcheat.table.commands import (
     Believe,
     CallCheat,
@@ -55,12 +56,16 @@ from tgcheat.table.commands import (
 from tgcheat.table.place import Place
 from tgcheat.table.refusals import SessionRefused
 from tgcheat.webapp.initdata import MAX_AGE_S, InitDataRefused, WebAppUser, verify
-from tgcheat.webapp.live import ChangeListener
+from tgcheat.webapp.live import ChangeListener, SharedReads
 from tgcheat.webapp.view import Json, reveals_json, state_json
 
 log = logging.getLogger(__name__)
 
 APP_PATH = "/app"
+#: The Mini App's Redis reads in flight at once, at most: a burst of pages opening together (a
+#: web process restarted, every open page connecting again) waits its turn instead of taking
+#: every connection of the pool (redis-py's holds 100) from the webhook and the clock.
+READS_AT_ONCE = 16
 #: A comment line on an idle event stream, so that proxies keep it open (s).
 KEEPALIVE_S = 15.0
 #: The page's id of a request: letters, digits, "-" and "_".
@@ -85,6 +90,9 @@ class MiniApp:
         self.max_age_s = max_age_s
         store = self.shell.store
         self.listener = ChangeListener(redis, store.keys.changes)
+        #: The state of a place, read once for all the streams a change wakes at once.
+        self.reads: SharedReads[Loaded] = SharedReads(self._read)
+        self._reading = asyncio.Semaphore(READS_AT_ONCE)
         #: The time in seconds, for the initData's age (tests move it).
         self.wall_clock: Callable[[], float] = time.time
         self._assets = {name: _asset(name) for name in (*_STATIC, "index.html")}
@@ -124,12 +132,24 @@ class MiniApp:
         return verify(data, self.bot_token, self.wall_clock(), self.max_age_s)
 
     async def _translator(self, user: WebAppUser) -> Translator:
-        return await self.shell.language_of(Asker(user.user_id, user.language_code))
+        async with self._reading:
+            return await self.shell.language_of(Asker(user.user_id, user.language_code))
+
+    async def _read(self, place: Place) -> Loaded:
+        async with self._reading:
+            return await self.shell.store.read(place)
 
     async def _state(self, tr: Translator, user: WebAppUser, place: Place) -> Json:
-        session, _, version = await self.shell.store.read(place)
+        return self._state_of(tr, user, await self._read(place))
+
+    def _state_of(self, tr: Translator, user: WebAppUser, loaded: Loaded) -> Json:
         return state_json(
-            tr, session, version, user.user_id, self.shell.bot_username, self.shell.clock()
+            tr,
+            loaded.session,
+            loaded.version,
+            user.user_id,
+            self.shell.bot_username,
+            self.shell.clock(),
         )
 
     # --- the API -------------------------------------------------------------------------------
@@ -171,11 +191,14 @@ class MiniApp:
             sent = -1
             reveals: list[Reveal] = []
             while True:
-                state = await self._state(tr, user, place)
-                if reveals and "seats" in state:
-                    session, _ = await self.shell.store.load(place)
-                    if session is not None and session.game is not None:
-                        state["reveals"] = reveals_json(tr, session.game, reveals)
+                loaded = await self.reads.get(place)
+                if loaded.version < watcher.version:
+                    # The shared read had started before the change this stream was told of.
+                    loaded = await self.reads.get(place)
+                state = self._state_of(tr, user, loaded)
+                game = loaded.session.game if loaded.session is not None else None
+                if reveals and "seats" in state and game is not None:
+                    state["reveals"] = reveals_json(tr, game, reveals)
                 if state["v"] != sent or "reveals" in state:
                     sent = state["v"]
                     yield b"data: " + orjson.dumps(state) + b"\n\n"
