@@ -37,7 +37,7 @@ class Stream:
         #: Why the stream ended, once it has (an open stream never ends by itself).
         self.ended: str | None = None
 
-    async def read(self, client: httpx.AsyncClient, user: User, place: int) -> None:
+    async def read(self, client: httpx.AsyncClient, user: User, place: int | str) -> None:
         try:
             async with client.stream(
                 "GET", "/app/api/events", params={"place": str(place)},
@@ -156,3 +156,17 @@ async def test_a_change_through_one_process_reaches_a_stream_open_on_another(
                             assert shown["v"] == version and shown["plays"] >= 1
     finally:
         await second.aclose()
+
+
+async def test_a_stream_opened_without_a_game_named_follows_the_players_game(
+    redis: Redis,
+) -> None:
+    """The menu button's page: its stream finds the player's game and shows its changes."""
+    async with live_server(redis) as (bot, base):
+        await bot.open_game(GROUP, PLAYERS)
+        async with streams(base, [ANN, User(99, "Eve")], "") as (player, outsider):
+            assert player.states[0]["place"] == str(GROUP) and player.states[0]["hand"]
+            assert "seats" not in outsider.states[0] and outsider.states[0]["refused"]
+            version = await play_two(bot, bot.client)
+            async with asyncio.timeout(DELIVERY_S):
+                assert (await player.reaches(version))["plays"] == 1

@@ -42,6 +42,7 @@ from tgcheat.bot.handlers.shell import REFUSALS, SELECTION_TOO_LONG, Answer, Ask
 from tgcheat.bot.sender import ChatFlooded, TopicGone
 from tgcheat.engine.cards import Rank
 from tgcheat.engine.game import ActionRefused
+from tgcheat.engine.state import Phase
 from tgcheat.i18n import Translator
 from tgcheat.store.changes import Reveal
 from tgcheat.store.games import Loaded
@@ -57,7 +58,7 @@ from tgcheat.table.place import Place
 from tgcheat.table.refusals import SessionRefused
 from tgcheat.webapp.initdata import MAX_AGE_S, InitDataRefused, WebAppUser, verify
 from tgcheat.webapp.live import ChangeListener, SharedReads
-from tgcheat.webapp.view import Json, reveals_json, state_json
+from tgcheat.webapp.view import Json, no_game_json, reveals_json, state_json
 
 log = logging.getLogger(__name__)
 
@@ -154,23 +155,48 @@ class MiniApp:
 
     # --- the API -------------------------------------------------------------------------------
 
-    async def _asked(self, request: Request) -> tuple[WebAppUser, Translator, Place] | Response:
-        """Who asks (their initData checked), in their language, about which game; or the
-        answer refusing the request."""
+    async def _asked(
+        self, request: Request
+    ) -> tuple[WebAppUser, Translator, Place | None] | Response:
+        """Who asks (their initData checked), in their language, about which game (None: the
+        page named none and they play in none); or the answer refusing the request."""
         try:
             user = self._user(request)
         except InitDataRefused as refused:
             return _unauthorized(refused)
-        place = _place(request.query_params.get("place", ""))
-        if place is None:
-            return _json({"error": "place"}, 400)
+        named = request.query_params.get("place", "")
+        if named:
+            place = _place(named)
+            if place is None:
+                return _json({"error": "place"}, 400)
+        else:
+            place = await self._found(user)
         return user, await self._translator(user), place
+
+    async def _found(self, user: WebAppUser) -> Place | None:
+        """The game of a page opened without one named: the Mini App link's start parameter
+        (signed with the initData), else the game the person was dealt into last that is
+        still on and that they have not left (the most recent one, when they play in
+        several: the page shows one game)."""
+        if user.start_param and (place := _place(user.start_param)) is not None:
+            return place
+        for place in await self.shell.store.played_places.recent(user.user_id):
+            session = (await self._read(place)).session
+            game = session.game if session is not None else None
+            if game is None or game.phase is Phase.FINISHED:
+                continue
+            seat = game.seat_of(user.user_id)
+            if seat is not None and not game.players[seat].left:
+                return place
+        return None
 
     async def state(self, request: Request) -> Response:
         asked = await self._asked(request)
         if isinstance(asked, Response):
             return asked
         user, tr, place = asked
+        if place is None:
+            return _json(no_game_json(tr))
         return _json(await self._state(tr, user, place))
 
     async def events(self, request: Request) -> Response:
@@ -178,8 +204,9 @@ class MiniApp:
         if isinstance(asked, Response):
             return asked
         user, tr, place = asked
+        stream = self._stream(tr, user, place) if place is not None else _no_game_stream(tr)
         return StreamingResponse(
-            self._stream(tr, user, place),
+            stream,
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
@@ -249,6 +276,15 @@ class MiniApp:
             await self.shell.held_back(flooded)
         except TopicGone as gone:
             await self.shell.publisher.end_topic(gone.place)
+
+
+async def _no_game_stream(tr: Translator) -> AsyncIterator[bytes]:
+    """The stream of a person in no game: it says so, and stays open (the page would only
+    open it again); opened anew, it looks again."""
+    yield b"data: " + orjson.dumps(no_game_json(tr)) + b"\n\n"
+    while True:
+        await asyncio.sleep(KEEPALIVE_S)
+        yield b": keepalive\n\n"
 
 
 def _refusal_text(tr: Translator, refusal: Exception) -> str:
