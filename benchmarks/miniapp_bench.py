@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
-import resource
 import statistics
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import _paths  # noqa: F401  (the repository root on sys.path)
@@ -27,7 +28,11 @@ from tests.support.updates import User
 from tests.webapp.support import auth, init_data
 from tests.webapp.test_browser import live_server
 from tgcheat.bot.callbacks import Op
+from tgcheat.redis_connection import CLIENT_OPTIONS
 
+#: The web process's memory budget: a small PaaS instance (Heroku's Basic/Standard-1X dyno, a
+#: 512 MB Render or Fly machine).
+BUDGET_MB = 512
 PLAYERS = (User(41, "Ann"), User(42, "Bob"), User(43, "Cleo"))
 
 
@@ -76,8 +81,18 @@ async def mini_app_plays(bot: Any, chat: int, plays: int) -> collections.Counter
     return collections.Counter(c.method for c in bot.fake.calls[before:])
 
 
-async def listeners(bot: Any, base: str, chat: int, clients: int, plays: int) -> dict[str, float]:
-    await bot.open_game(chat, PLAYERS)
+def rss_mb() -> float:
+    """This process's resident memory now (MB)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def listen_all(base: str, chat: int, clients: int) -> None:
+    """The open Mini Apps, in a process of their own (so that the server's memory is its own):
+    prints "ready" once each has its first state, and at end of input what each received
+    (version: time.monotonic(), the clock every process of the machine shares)."""
     received: list[dict[int, float]] = [{} for _ in range(clients)]
     ready = asyncio.Semaphore(0)
     limits = httpx.Limits(max_connections=clients + 10)
@@ -91,7 +106,7 @@ async def listeners(bot: Any, base: str, chat: int, clients: int, plays: int) ->
             first = True
             async for line in response.aiter_lines():
                 if line.startswith("data: "):
-                    received[index][orjson.loads(line[6:])["v"]] = time.perf_counter()
+                    received[index][orjson.loads(line[6:])["v"]] = time.monotonic()
                     if first:
                         first = False
                         ready.release()
@@ -100,47 +115,73 @@ async def listeners(bot: Any, base: str, chat: int, clients: int, plays: int) ->
         tasks = [asyncio.create_task(listen(i, client)) for i in range(clients)]
         for _ in range(clients):
             await ready.acquire()
-        delays: list[float] = []
-        for number in range(plays):
-            started = time.perf_counter()
-            await app_play(bot, chat, f"load-{chat}-{number:06d}")
-            _, _, version = await bot.store.read(chat)
-            deadline = time.perf_counter() + 5
-            while time.perf_counter() < deadline and not all(version in r for r in received):
-                await asyncio.sleep(0.002)
-            delays += [(r[version] - started) * 1000 for r in received if version in r]
-        missed = plays * clients - len(delays)
+        print("ready", flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-    delays.sort()
+    print(orjson.dumps(received, option=orjson.OPT_NON_STR_KEYS).decode(), flush=True)
+
+
+async def listeners(bot: Any, base: str, chat: int, clients: int, plays: int) -> dict[str, float]:
+    await bot.open_game(chat, PLAYERS)
+    rss_before = rss_mb()
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, __file__, "--listen", base, str(chat), str(clients),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert child.stdin is not None and child.stdout is not None
+    assert (await child.stdout.readline()).strip() == b"ready"
+    rss_open = rss_mb()
+    sent: dict[int, float] = {}
+    for number in range(plays):
+        started = time.monotonic()
+        await app_play(bot, chat, f"load-{chat}-{number:06d}")
+        _, _, version = await bot.store.read(chat)
+        sent[version] = started
+        # One play at a time, as people play: the next once the streams had time to show it.
+        await asyncio.sleep(0.2)
+    rss_with = rss_mb()
+    child.stdin.close()
+    received = orjson.loads(await child.stdout.read())
+    await child.wait()
+    delays = sorted(
+        (got[str(v)] - t) * 1000 for got in received for v, t in sent.items() if str(v) in got
+    )
     return {
         "p50": statistics.median(delays),
-        "p99": delays[int(len(delays) * 0.99) - 1],
-        "missed": missed,
-        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "p99": delays[max(int(len(delays) * 0.99) - 1, 0)],
+        "missed": plays * clients - len(delays),
+        "rss_before": rss_before,
+        "rss_open": rss_open,
+        "rss_with": rss_with,
     }
 
 
 async def main(plays: int, clients: int) -> None:
     with throwaway_redis_server() as url:
-        redis = Redis.from_url(url)
+        redis = Redis.from_url(url, **CLIENT_OPTIONS)
         async with live_server(redis, per_minute=1_000_000) as (bot, base):
             app = await mini_app_plays(bot, -100902, plays)
             for name, calls in (("Mini App", app),):
                 total = sum(calls.values())
                 detail = ", ".join(f"{m} {n / plays:.2f}" for m, n in sorted(calls.items()))
                 print(f"{name}: {total / plays:.2f} Bot API requests per play ({detail})")
-            load = await listeners(bot, base, -100903, clients, 15)
-            print(
-                f"{clients} open Mini Apps, 15 plays: delivery delay p50 {load['p50']:.1f} ms, "
-                f"p99 {load['p99']:.1f} ms, missed {load['missed']}; "
-                f"peak RSS of the process (server and clients) {load['rss_mb']:.0f} MB"
-            )
+            for count in (20, clients):
+                load = await listeners(bot, base, -100903 - count, count, 15)
+                print(
+                    f"{count} open Mini Apps, 15 plays: delivery delay p50 {load['p50']:.1f} ms, "
+                    f"p99 {load['p99']:.1f} ms, missed {load['missed']:.0f}; web process RSS "
+                    f"{load['rss_before']:.0f} MB before, {load['rss_open']:.0f} MB with them "
+                    f"open, {load['rss_with']:.0f} MB after the plays (budget {BUDGET_MB} MB)"
+                )
         await redis.aclose()
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--listen"]:
+        asyncio.run(listen_all(sys.argv[2], int(sys.argv[3]), int(sys.argv[4])))
+        sys.exit()
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--plays", type=int, default=15)
     parser.add_argument("--clients", type=int, default=200)

@@ -30,6 +30,7 @@ import pytest
 import redis as sync_redis
 import redis.asyncio as aioredis
 
+from tests.support.fake_telegram import check_request
 from tgcheat.config import Config
 from tgcheat.redis_connection import (
     AOF_DIRNAME,
@@ -428,6 +429,25 @@ def test_set_webhook(tmp_path: Path, api: FakeBotApi) -> None:
         "callback_query",
         "my_chat_member",
     ]
+
+
+def test_set_webhook_sets_the_menu_button_to_the_mini_app(tmp_path: Path, api: FakeBotApi) -> None:
+    """With an https WEBHOOK_URL (the Mini App is served), the menu button of the private
+    chats opens the Mini App: a request Telegram takes (checked against api.json)."""
+    settings = {**webhook_settings(5000, api), "WEBHOOK_URL": "https://cheat.example.com/hook"}
+    result = run(tmp_path, "set-webhook", fake_bot=True, **settings)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().endswith("menu button opens https://cheat.example.com/app")
+    params = dict(api.params("setChatMenuButton"))
+    button = params["menu_button"]
+    params["menu_button"] = button = json.loads(button) if isinstance(button, str) else button
+    assert check_request("setChatMenuButton", params) == []
+    assert "chat_id" not in params, "the default button, of every private chat"
+    assert button == {
+        "type": "web_app",
+        "text": "🃏 Open cards",
+        "web_app": {"url": "https://cheat.example.com/app"},
+    }
 
 
 @needs_bot_app

@@ -27,6 +27,7 @@ from telegram.request import BaseRequest
 
 from tgcheat import simulate
 from tgcheat.config import Config, ConfigError
+from tgcheat.i18n import translator
 from tgcheat.redis_connection import RedisStartError, open_redis
 from tgcheat.store.keys import Keys
 from tgcheat.store.migration import migrate_keys
@@ -152,7 +153,21 @@ async def _set_webhook(config: Config) -> str:
             drop_pending_updates=False,
         )
         await bot_module.register_commands(bot)
-    return f"Webhook of @{bot.username} set to {config.webhook_url}; bot commands registered"
+        if config.app_url is None:
+            return (
+                f"Webhook of @{bot.username} set to {config.webhook_url}; bot commands registered"
+            )
+        # The menu button of every private chat with the bot opens the Mini App on the
+        # person's game (one text for all: Telegram keeps no language per default button).
+        await bot.set_chat_menu_button(
+            menu_button=telegram.MenuButtonWebApp(
+                translator(None)._("🃏 Open cards"), telegram.WebAppInfo(config.app_url)
+            )
+        )
+    return (
+        f"Webhook of @{bot.username} set to {config.webhook_url}; bot commands registered; "
+        f"menu button opens {config.app_url}"
+    )
 
 
 # --- poll ----------------------------------------------------------------------------------

@@ -13,14 +13,22 @@ from tests.support.updates import User
 from tgcheat.webapp.initdata import sign
 
 
-def init_data(user: User, *, auth_date: int | None = None, token: str = TOKEN) -> str:
-    """What Telegram hands the Mini App of ``user``, signed with the bot's token."""
+def init_data(
+    user: User,
+    *,
+    auth_date: int | None = None,
+    token: str = TOKEN,
+    start_param: str | None = None,
+    language: str = "en",
+) -> str:
+    """What Telegram hands the Mini App of ``user``, signed with the bot's token
+    (``start_param``: opened through the Mini App link's ``startapp``)."""
     when = int(time.time()) if auth_date is None else auth_date
-    who = {"id": user.id, "first_name": user.first_name, "language_code": "en"}
-    return sign(
-        {"query_id": f"q{user.id}", "user": orjson.dumps(who).decode(), "auth_date": str(when)},
-        token,
-    )
+    who = {"id": user.id, "first_name": user.first_name, "language_code": language}
+    fields = {"query_id": f"q{user.id}", "user": orjson.dumps(who).decode(), "auth_date": str(when)}
+    if start_param is not None:
+        fields["start_param"] = start_param
+    return sign(fields, token)
 
 
 def auth(data: str) -> dict[str, str]:

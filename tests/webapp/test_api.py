@@ -137,3 +137,53 @@ async def test_each_hand_offers_the_mini_app_on_its_game(redis: Redis) -> None:
             assert found is not None, "the hand has 🃏 Open cards"
             assert found[1]["web_app"]["url"] == f"https://cheat.example.com/app?p={GROUP}"
             assert found[1]["text"] == "🃏 Open cards"
+
+
+NO_GAME = "You are in no game right now."
+
+
+async def test_the_app_opened_without_a_game_named_finds_the_players_game(redis: Redis) -> None:
+    """The menu button opens the page without ``?p=``: each player gets the game they were
+    dealt into last (of two, the newer), a person in none is told so in their language."""
+    async with served(redis) as bot:
+        await bot.open_game(GROUP, PLAYERS)
+        for user in PLAYERS:
+            shown = await get_state(bot.client, user, "")
+            assert shown["place"] == str(GROUP) and shown["hand"], shown
+        other_group = GROUP - 1
+        await bot.open_game(other_group, (ANN, BOB, User(24, "Dan")))
+        assert (await get_state(bot.client, ANN, ""))["place"] == str(other_group)
+        assert (await get_state(bot.client, CLEO, ""))["place"] == str(GROUP)
+        outsider = await get_state(bot.client, User(99, "Eve"), "")
+        assert "seats" not in outsider and outsider["refused"].startswith(NO_GAME)
+        in_german = await bot.client.get(
+            "/app/api/state",
+            params={"place": ""},
+            headers=auth(init_data(User(99, "Eve"), language="de")),
+        )
+        assert in_german.json()["refused"].startswith("Du spielst gerade in keinem Spiel")
+
+
+async def test_the_mini_app_link_names_the_game_in_the_signed_start_param(redis: Redis) -> None:
+    async with served(redis) as bot:
+        await bot.open_game(GROUP, PLAYERS)
+        await bot.open_game(GROUP - 1, (ANN, BOB, User(24, "Dan")))
+        linked = await bot.client.get(
+            "/app/api/state",
+            params={"place": ""},
+            headers=auth(init_data(ANN, start_param=str(GROUP))),
+        )
+        assert linked.json()["place"] == str(GROUP) and linked.json()["hand"]
+
+
+async def test_a_forged_init_data_without_a_game_named_gets_401_and_changes_nothing(
+    redis: Redis,
+) -> None:
+    async with served(redis) as bot:
+        await bot.open_game(GROUP, PLAYERS)
+        state = await bot.game(GROUP)
+        forged = init_data(ANN, start_param=str(GROUP)).replace("Ann", "Anx")
+        for path in ("/app/api/state", "/app/api/events"):
+            response = await bot.client.get(path, params={"place": ""}, headers=auth(forged))
+            assert response.status_code == 401
+        assert (await bot.game(GROUP)) == state

@@ -82,10 +82,13 @@ def _free_port() -> int:
 
 @asynccontextmanager
 async def live_server(
-    redis: Redis, per_minute: int = GROUP_MESSAGES_PER_MINUTE
+    redis: Redis,
+    per_minute: int = GROUP_MESSAGES_PER_MINUTE,
+    fake: FakeTelegram | None = None,
 ) -> AsyncIterator[tuple[Served, str]]:
-    """The web process (`tgcheat serve`'s app) on a real port; Telegram is FakeTelegram."""
-    fake = FakeTelegram()
+    """The web process (`tgcheat serve`'s app) on a real port; Telegram is FakeTelegram (one
+    given is shared, as the processes of one bot share Telegram)."""
+    fake = fake or FakeTelegram()
     application = build_application(
         CONFIG, redis, request=fake, group_messages_per_minute=per_minute
     )

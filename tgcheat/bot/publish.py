@@ -683,6 +683,7 @@ class Publisher:
             hand_messages=hand_messages,
         )
         await self._hold_hands(session.place, results)
+        await self._remember_dealt(session, [u for u in sent if messages.hand(u) is None])
         if failed:
             # An edit that failed (not one the change owed: its entry shows those): the clock
             # shows the hand from the stored state.
@@ -690,6 +691,16 @@ class Publisher:
         if failures:
             raise failures[0]
         await self._tell_unreachable(session, state, unreachable)
+
+    async def _remember_dealt(self, session: Session, user_ids: list[int]) -> None:
+        """The players whose first hand of this game was sent: the Mini App opened from the
+        menu button finds their game (a hint only: nothing fails without it)."""
+        if not user_ids:
+            return
+        try:
+            await self.store.played_places.record(user_ids, session.place)
+        except Exception as error:
+            log.warning("where %s play was not remembered: %s", user_ids, error)
 
     def _hand_jobs(
         self,

@@ -10,11 +10,13 @@ connects again. The PUBLISH is the compare-and-set's own (no round trip of its o
 subscriber it costs Redis next to nothing.
 
 ``AppRequests`` remembers the Mini App's requests already carried out, so that one sent again
-(replayed) is refused.
+(replayed) is refused. ``PlayedPlaces`` remembers where each person was dealt a hand lately, so
+that the Mini App opened without a game named (the menu button) finds theirs.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -126,4 +128,47 @@ class AppRequests:
         return bool(await bounded(self._redis.set(key, b"1", nx=True, ex=max(ttl_s, 1))))
 
 
-__all__: Sequence[str] = ("AppRequests", "ChangeNotice", "Changes", "Reveal", "decode_notice")
+class PlayedPlaces:
+    """Where each person was dealt a hand lately, newest first: a hint, checked against the
+    session when read (a game over or left is skipped)."""
+
+    #: The places kept per person, and for how long after the last deal (s).
+    KEPT = 8
+    TTL_S = 30 * 24 * 3600
+
+    def __init__(self, redis: Redis, keys: Keys) -> None:
+        self._redis = redis
+        self._keys = keys
+
+    async def record(self, user_ids: Sequence[int], place: Place) -> None:
+        # Ordered by the wall clock in microseconds (the game clock may stand still in a
+        # test, and two deals a millisecond apart are still told apart).
+        when = time.time_ns() // 1000
+        # One key per person (each its own slot on a cluster): a pipeline, not a transaction.
+        pipe = self._redis.pipeline(transaction=False)
+        for user_id in user_ids:
+            key = self._keys.played_places(user_id)
+            pipe.zadd(key, {place.key: when})
+            pipe.zremrangebyrank(key, 0, -self.KEPT - 1)
+            pipe.expire(key, self.TTL_S)
+        await bounded(pipe.execute())
+
+    async def recent(self, user_id: int) -> list[Place]:
+        keys = await bounded(self._redis.zrevrange(self._keys.played_places(user_id), 0, -1))
+        places = []
+        for key in keys:
+            try:
+                places.append(Place.from_key(key.decode() if isinstance(key, bytes) else str(key)))
+            except ValueError:
+                continue
+        return places
+
+
+__all__: Sequence[str] = (
+    "AppRequests",
+    "ChangeNotice",
+    "Changes",
+    "PlayedPlaces",
+    "Reveal",
+    "decode_notice",
+)

@@ -16,7 +16,7 @@ from redis.asyncio import Redis
 from redis.asyncio.client import Pipeline
 
 from tgcheat.store.budget import GROUP_MESSAGES_PER_MINUTE, GroupBudget
-from tgcheat.store.changes import AppRequests, Changes
+from tgcheat.store.changes import AppRequests, Changes, PlayedPlaces
 from tgcheat.store.clock import Deadlines
 from tgcheat.store.direct import DirectCommands
 from tgcheat.store.hints import ChatHints
@@ -95,6 +95,7 @@ class GameStore:
         self.pings = Pings(redis, self.keys)
         self.stats = Stats(redis, self.keys)
         self.app_requests = AppRequests(redis, self.keys)
+        self.played_places = PlayedPlaces(redis, self.keys)
 
     async def load(self, where: Where) -> tuple[Session | None, MessageIds]:
         """A group's (or a topic's) session (None: none) and the messages that show it."""

@@ -139,6 +139,10 @@ class Keys:
         holds one subscription whatever the number of open Mini Apps."""
         return f"{self.prefix}:changes"
 
+    def played_places(self, user_id: int) -> str:
+        """Where a person was dealt a hand lately (tgcheat.store.changes.PlayedPlaces)."""
+        return f"{self.prefix}:user:{user_id}:played"
+
     def app_request(self, signature: str, request_id: str) -> str:
         """A Mini App request already carried out: its initData's signature and the page's id
         for the request (tgcheat.store.changes.AppRequests)."""

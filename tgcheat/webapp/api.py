@@ -42,8 +42,10 @@ from tgcheat.bot.handlers.shell import REFUSALS, SELECTION_TOO_LONG, Answer, Ask
 from tgcheat.bot.sender import ChatFlooded, TopicGone
 from tgcheat.engine.cards import Rank
 from tgcheat.engine.game import ActionRefused
+from tgcheat.engine.state import Phase
 from tgcheat.i18n import Translator
 from tgcheat.store.changes import Reveal
+from tgcheat.store.games import Loaded
 from tgcheat.table.commands import (
     Believe,
     CallCheat,
@@ -55,12 +57,16 @@ from tgcheat.table.commands import (
 from tgcheat.table.place import Place
 from tgcheat.table.refusals import SessionRefused
 from tgcheat.webapp.initdata import MAX_AGE_S, InitDataRefused, WebAppUser, verify
-from tgcheat.webapp.live import ChangeListener
-from tgcheat.webapp.view import Json, reveals_json, state_json
+from tgcheat.webapp.live import ChangeListener, SharedReads
+from tgcheat.webapp.view import Json, no_game_json, reveals_json, state_json
 
 log = logging.getLogger(__name__)
 
 APP_PATH = "/app"
+#: The Mini App's Redis reads in flight at once, at most: a burst of pages opening together (a
+#: web process restarted, every open page connecting again) waits its turn instead of taking
+#: every connection of the pool (redis-py's holds 100) from the webhook and the clock.
+READS_AT_ONCE = 16
 #: A comment line on an idle event stream, so that proxies keep it open (s).
 KEEPALIVE_S = 15.0
 #: The page's id of a request: letters, digits, "-" and "_".
@@ -85,6 +91,9 @@ class MiniApp:
         self.max_age_s = max_age_s
         store = self.shell.store
         self.listener = ChangeListener(redis, store.keys.changes)
+        #: The state of a place, read once for all the streams a change wakes at once.
+        self.reads: SharedReads[Loaded] = SharedReads(self._read)
+        self._reading = asyncio.Semaphore(READS_AT_ONCE)
         #: The time in seconds, for the initData's age (tests move it).
         self.wall_clock: Callable[[], float] = time.time
         self._assets = {name: _asset(name) for name in (*_STATIC, "index.html")}
@@ -124,33 +133,70 @@ class MiniApp:
         return verify(data, self.bot_token, self.wall_clock(), self.max_age_s)
 
     async def _translator(self, user: WebAppUser) -> Translator:
-        return await self.shell.language_of(Asker(user.user_id, user.language_code))
+        async with self._reading:
+            return await self.shell.language_of(Asker(user.user_id, user.language_code))
+
+    async def _read(self, place: Place) -> Loaded:
+        async with self._reading:
+            return await self.shell.store.read(place)
 
     async def _state(self, tr: Translator, user: WebAppUser, place: Place) -> Json:
-        session, _, version = await self.shell.store.read(place)
+        return self._state_of(tr, user, await self._read(place))
+
+    def _state_of(self, tr: Translator, user: WebAppUser, loaded: Loaded) -> Json:
         return state_json(
-            tr, session, version, user.user_id, self.shell.bot_username, self.shell.clock()
+            tr,
+            loaded.session,
+            loaded.version,
+            user.user_id,
+            self.shell.bot_username,
+            self.shell.clock(),
         )
 
     # --- the API -------------------------------------------------------------------------------
 
-    async def _asked(self, request: Request) -> tuple[WebAppUser, Translator, Place] | Response:
-        """Who asks (their initData checked), in their language, about which game; or the
-        answer refusing the request."""
+    async def _asked(
+        self, request: Request
+    ) -> tuple[WebAppUser, Translator, Place | None] | Response:
+        """Who asks (their initData checked), in their language, about which game (None: the
+        page named none and they play in none); or the answer refusing the request."""
         try:
             user = self._user(request)
         except InitDataRefused as refused:
             return _unauthorized(refused)
-        place = _place(request.query_params.get("place", ""))
-        if place is None:
-            return _json({"error": "place"}, 400)
+        named = request.query_params.get("place", "")
+        if named:
+            place = _place(named)
+            if place is None:
+                return _json({"error": "place"}, 400)
+        else:
+            place = await self._found(user)
         return user, await self._translator(user), place
+
+    async def _found(self, user: WebAppUser) -> Place | None:
+        """The game of a page opened without one named: the Mini App link's start parameter
+        (signed with the initData), else the game the person was dealt into last that is
+        still on and that they have not left (the most recent one, when they play in
+        several: the page shows one game)."""
+        if user.start_param and (place := _place(user.start_param)) is not None:
+            return place
+        for place in await self.shell.store.played_places.recent(user.user_id):
+            session = (await self._read(place)).session
+            game = session.game if session is not None else None
+            if game is None or game.phase is Phase.FINISHED:
+                continue
+            seat = game.seat_of(user.user_id)
+            if seat is not None and not game.players[seat].left:
+                return place
+        return None
 
     async def state(self, request: Request) -> Response:
         asked = await self._asked(request)
         if isinstance(asked, Response):
             return asked
         user, tr, place = asked
+        if place is None:
+            return _json(no_game_json(tr))
         return _json(await self._state(tr, user, place))
 
     async def events(self, request: Request) -> Response:
@@ -158,8 +204,9 @@ class MiniApp:
         if isinstance(asked, Response):
             return asked
         user, tr, place = asked
+        stream = self._stream(tr, user, place) if place is not None else _no_game_stream(tr)
         return StreamingResponse(
-            self._stream(tr, user, place),
+            stream,
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
@@ -171,11 +218,14 @@ class MiniApp:
             sent = -1
             reveals: list[Reveal] = []
             while True:
-                state = await self._state(tr, user, place)
-                if reveals and "seats" in state:
-                    session, _ = await self.shell.store.load(place)
-                    if session is not None and session.game is not None:
-                        state["reveals"] = reveals_json(tr, session.game, reveals)
+                loaded = await self.reads.get(place)
+                if loaded.version < watcher.version:
+                    # The shared read had started before the change this stream was told of.
+                    loaded = await self.reads.get(place)
+                state = self._state_of(tr, user, loaded)
+                game = loaded.session.game if loaded.session is not None else None
+                if reveals and "seats" in state and game is not None:
+                    state["reveals"] = reveals_json(tr, game, reveals)
                 if state["v"] != sent or "reveals" in state:
                     sent = state["v"]
                     yield b"data: " + orjson.dumps(state) + b"\n\n"
@@ -226,6 +276,15 @@ class MiniApp:
             await self.shell.held_back(flooded)
         except TopicGone as gone:
             await self.shell.publisher.end_topic(gone.place)
+
+
+async def _no_game_stream(tr: Translator) -> AsyncIterator[bytes]:
+    """The stream of a person in no game: it says so, and stays open (the page would only
+    open it again); opened anew, it looks again."""
+    yield b"data: " + orjson.dumps(no_game_json(tr)) + b"\n\n"
+    while True:
+        await asyncio.sleep(KEEPALIVE_S)
+        yield b": keepalive\n\n"
 
 
 def _refusal_text(tr: Translator, refusal: Exception) -> str:

@@ -42,6 +42,18 @@ def plain(text: str) -> str:
     return html.unescape(_TAG.sub("", text))
 
 
+def no_game_json(tr: Translator) -> Json:
+    """What the Mini App opened without a game named (the menu button) shows a person who
+    plays in no game now."""
+    return {
+        "v": 0,
+        "rtl": tr.rtl,
+        "refused": tr._(
+            "You are in no game right now. Your cards open here once a game you play in has begun."
+        ),
+    }
+
+
 def card_json(tr: Translator, card: Card) -> Json:
     suit = card.suit
     return {

@@ -7,7 +7,8 @@
   const launch = new URLSearchParams(location.hash.slice(1));
   const initData = launch.get("tgWebAppData") || "";
   const initFields = new URLSearchParams(initData);
-  const place = new URLSearchParams(location.search).get("p") ||
+  // None named (the menu button): the server finds the person's game and names it.
+  let place = new URLSearchParams(location.search).get("p") ||
     launch.get("tgWebAppStartParam") || initFields.get("start_param") || "";
   const auth = { Authorization: "tma " + initData };
   const $ = (id) => document.getElementById(id);
@@ -191,6 +192,7 @@
     if (state && next.v < state.v) return; // an older answer than what is shown
     next.received = Date.now();
     state = next;
+    if (next.place) place = next.place;
     if (next.reveals && next.reveals.length) showReveal(next.reveals);
     render();
   }
