@@ -4,6 +4,7 @@ every request it sends goes to FakeTelegram, which checks it against the Bot API
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,11 +92,18 @@ async def make_harness(
     )
 
 
-@pytest_asyncio.fixture(loop_scope="session")
-async def bot(redis: Redis) -> AsyncIterator[BotHarness]:
+@asynccontextmanager
+async def running_bot(redis: Redis) -> AsyncIterator[BotHarness]:
+    """A bot on ``redis`` for the length of the block; every request it made was valid."""
     harness = await make_harness(redis)
     try:
         yield harness
     finally:
         await harness.app.shutdown()
     harness.fake.assert_clean()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def bot(redis: Redis) -> AsyncIterator[BotHarness]:
+    async with running_bot(redis) as harness:
+        yield harness

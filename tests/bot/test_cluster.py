@@ -5,14 +5,12 @@ over."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 from redis.asyncio import Redis
 from redis.crc import key_slot
 
-from tests.bot.conftest import GROUP_ID, TOKEN, BotHarness, make_harness
+from tests.bot.conftest import GROUP_ID, TOKEN, BotHarness, running_bot
 from tests.bot.play import game_state, has_op, join_by_button, play_to_the_end
 from tests.support.redis_cluster import RedisCluster, running_cluster
 from tests.support.updates import User
@@ -22,16 +20,6 @@ from tgcheat.engine.state import Phase
 from tgcheat.redis_connection import open_redis
 
 PLAYERS = [User(301, "Ann"), User(302, "Bob"), User(303, "Cy")]
-
-
-@asynccontextmanager
-async def _bot_on(redis: Redis) -> AsyncIterator[BotHarness]:
-    harness = await make_harness(redis)
-    try:
-        yield harness
-    finally:
-        await harness.app.shutdown()
-    harness.fake.assert_clean()
 
 
 async def _open_game(bot: BotHarness) -> None:
@@ -47,7 +35,7 @@ def _result_shown(bot: BotHarness) -> bool:
 
 
 async def test_a_game_on_the_cluster(redis_cluster: Redis) -> None:
-    async with _bot_on(redis_cluster) as bot:
+    async with running_bot(redis_cluster) as bot:
         await _open_game(bot)
         state = await play_to_the_end(bot, PLAYERS)
         assert state.phase is Phase.FINISHED
@@ -76,7 +64,7 @@ async def _failover_drill(cluster: RedisCluster) -> None:
     config = Config(telegram_bot_token=TOKEN, redis_url=cluster.url, redis_cluster=True)
     client, close = await open_redis(config)
     try:
-        async with _bot_on(client) as bot:
+        async with running_bot(client) as bot:
             await _open_game(bot)
             before = await bot.store.read(GROUP_ID)
             # The master holding the game; WAIT until its replica has every write (a master
