@@ -18,11 +18,7 @@ async def test_forgetting_a_chat_removes_its_session_deadline_and_deferred_table
 ) -> None:
     store = GameStore(redis, group_messages_per_minute=20)
     session = dataclasses.replace(game_session(), deadline_ms=5_000)
-    for cost, title in ((10, "a"), (1, "b")):  # the burst spent, then a table that waits
-        changed = dataclasses.replace(session, title=title)
-        await store.transact(
-            CHAT, lambda s, new=changed, c=cost: (new, c), group_messages=lambda c: c
-        )
+    await store.transact(CHAT, lambda s: (session, 10), group_messages=lambda cost: cost)
     await store.messages.add(CHAT, MessageIds(table=5))
     await store.settings.save_group_language(CHAT, "de")
     assert await store.clock.due(5_000) == [Place(CHAT)]

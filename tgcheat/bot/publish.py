@@ -967,7 +967,7 @@ class Publisher:
                 messages = dataclasses.replace(messages, buried=True)
             if session.lobby is not None:
                 await self.refresh_lobby(place)
-            elif session.game is not None and not _table_shows(messages, session.game, version):
+            elif session.game is not None:
                 await self._refresh_table(session, session.game, messages, showing)
         game = session.game
         if game is None or not held.hands:
@@ -1012,15 +1012,3 @@ async def _nothing_for(user_id: int) -> tuple[int, int]:
 
 def _some(line: str | None) -> list[str]:
     return [line] if line is not None else []
-
-
-def _table_shows(messages: MessageIds, state: GameState, version: int) -> bool:
-    """Whether the table message, where it is, already shows the state at ``version`` as it
-    would be drawn now (a table edit that waited for the group's budget, overtaken by a play's
-    own edit): editing it again would change nothing. Not while last cards are answered: the
-    table counts down their time."""
-    return (
-        not messages.buried
-        and messages.table_version == version
-        and state.phase is not Phase.FINAL_CHECK
-    )

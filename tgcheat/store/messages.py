@@ -15,7 +15,7 @@ from redis.asyncio import Redis
 
 from tgcheat.store.direct import DirectCommands
 from tgcheat.store.hints import ChatHints
-from tgcheat.store.keys import HISTORY_FIELD, MESSAGE_FIELD, SHOWN_FIELD, Keys
+from tgcheat.store.keys import HISTORY_FIELD, MESSAGE_FIELD, Keys
 from tgcheat.store.scripts import (
     CLEAR_MESSAGES_SCRIPT,
     RECORD_SCRIPT,
@@ -39,8 +39,6 @@ _BURIED = "buried"
 #: Written by RECORD_SCRIPT alone (tgcheat.store.scripts).
 _RETIRED = "old:"
 TABLE_FIELD = MESSAGE_FIELD + _TABLE
-#: The version the table message shows (written by RECORD_SCRIPT).
-_TABLE_SHOWN = SHOWN_FIELD[len(MESSAGE_FIELD) :] + _TABLE
 _NO_IDS = MessageIds()
 
 
@@ -186,7 +184,6 @@ def message_ids(fields: dict[bytes, bytes]) -> MessageIds:
     told: set[int] = set()
     buried = False
     retired: set[tuple[int, int]] = set()
-    table_version = None
     prefix = len(MESSAGE_FIELD)
     for raw_name, value in fields.items():
         name = raw_name[prefix:].decode()
@@ -194,8 +191,6 @@ def message_ids(fields: dict[bytes, bytes]) -> MessageIds:
             table = int(value)
         elif name == _BURIED:
             buried = value == b"1"
-        elif name == _TABLE_SHOWN:
-            table_version = int(value)
         elif name.startswith(_HAND):
             hands[int(name[len(_HAND) :])] = int(value)
         elif name.startswith(_TOLD):
@@ -203,9 +198,7 @@ def message_ids(fields: dict[bytes, bytes]) -> MessageIds:
         elif name.startswith(_RETIRED):
             user_id, _, message_id = name[len(_RETIRED) :].partition(":")
             retired.add((int(user_id), int(message_id)))
-    return MessageIds(
-        table, hands, frozenset(told), buried, frozenset(retired), table_version=table_version
-    )
+    return MessageIds(table, hands, frozenset(told), buried, frozenset(retired))
 
 
 def message_fields(ids: MessageIds) -> list[tuple[str, int]]:

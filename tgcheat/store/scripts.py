@@ -86,11 +86,8 @@ end
 # A group's budget is a token bucket (a hash of tokens and when they were counted: the chat's
 # ``Keys.bucket``, shared by the games of all its topics, as Telegram's limit is the group's):
 # GROUP_BURST messages at once, refilled at the group's rate a minute. spend() takes ``cost``
-# tokens and returns what is left, and what was there before; overdrawn, the table edit is
-# deferred until a token is back, and then shows the state of then (edits coalesce, the latest
-# state wins). A change that sends messages of its own (a reveal, a result: the table moves
-# below them) goes out whole while a token is there: its table deferred would cost the group a
-# request more later (posted anew below them, the old one deleted). The bucket also
+# tokens and returns what is left; overdrawn, the table edit is deferred until a token is back,
+# and then shows the state of then (edits coalesce, the latest state wins). The bucket also
 # keeps Telegram's own word on the group: ``until``, the end of a flood wait (a 429's
 # retry_after), before which nothing is sent there, in any topic.
 #
@@ -120,11 +117,10 @@ local function spend(key, cost, per_minute, now)
   local elapsed = math.max(0, now - at)
   -- Announcements are sent even over budget, but the debt has a floor, so that a group that
   -- played fast catches up within a few tokens' time once play slows down.
-  local before = math.min(burst, tokens + elapsed * rate)
-  tokens = math.max(-burst, before - cost)
+  tokens = math.max(-burst, math.min(burst, tokens + elapsed * rate) - cost)
   redis.call('HSET', key, 'tokens', tostring(tokens), 'at', now)
   keep(key, 600000)
-  return tokens, before
+  return tokens
 end
 
 -- When the group's flood wait ends, if one lasts (else 0).
@@ -212,8 +208,8 @@ local answer = 1
 local cost = tonumber(ARGV[8])
 if cost > 0 then
   local per_minute = tonumber(ARGV[9])
-  local tokens, before = spend(KEYS[3], cost, per_minute, now)
-  if before < 1 or flood_end(KEYS[3], now) > 0 then
+  local tokens = spend(KEYS[3], cost, per_minute, now)
+  if tokens < 0 or flood_end(KEYS[3], now) > 0 then
     defer(KEYS[3], KEYS[5], KEYS[4], ARGV[6], tokens, per_minute, now)
     answer = 2
   end
@@ -766,9 +762,6 @@ for i = 7 + 2 * pairs_count, #ARGV do
   if shown and shown > version then
     overtaken[#overtaken + 1] = role
     if role == 'table' then
-      -- This older table may have reached the message after the newer one: which it shows
-      -- is unknown until the clock shows the table again.
-      redis.call('HDEL', KEYS[1], field)
       redis.call('HSET', KEYS[2], 'table', '1')
     else
       hands[#hands + 1] = string.sub(role, {len("hand:") + 1})

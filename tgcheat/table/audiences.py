@@ -27,7 +27,7 @@ from tgcheat.engine.events import (
     TurnStarted,
 )
 from tgcheat.engine.game import can_accept, can_vote, challengeable
-from tgcheat.engine.rules import AfterChallenge, Challengers, FinalCheck
+from tgcheat.engine.rules import Challengers, FinalCheck
 from tgcheat.engine.state import Claim, GameState, Phase
 from tgcheat.table.chronicle import Notice
 
@@ -78,11 +78,7 @@ def audience(state: GameState, events: Sequence[Event], notice: Notice | None = 
     happened without anyone's press) concerns one player, who is told in private."""
     rules = state.rules
     everyone = frozenset(range(len(state.players)))
-    notified = {
-        e.seat
-        for index, e in enumerate(events)
-        if isinstance(e, TurnStarted) and not _turn_goes_on(state, events[:index])
-    }
+    notified = {e.seat for e in events if isinstance(e, TurnStarted)}
     own_hand = {e.seat for e in events if isinstance(e, HandChanged)}
     changed = set(own_hand)
     final_in_group = False
@@ -117,21 +113,6 @@ def audience(state: GameState, events: Sequence[Event], notice: Notice | None = 
         final_in_group,
         notified_seats,
         frozenset(changed) - notified_seats,
-    )
-
-
-def _turn_goes_on(state: GameState, before: Sequence[Event]) -> bool:
-    """Whether a turn that starts after the events ``before`` is the turn of the player whose
-    turn it was, going on: right after a challenge of a play other than the last cards, under
-    ``after_challenge=continue`` (RULES.md: a challenge never changes whose turn it is). That
-    player was notified when their turn began; their hand message is edited."""
-    if state.rules.after_challenge is not AfterChallenge.CONTINUE or len(before) < 2:
-        return False
-    resolved, taken = before[-2], before[-1]
-    return (
-        isinstance(resolved, ChallengeResolved)
-        and isinstance(taken, HandChanged)
-        and not resolved.claim.final
     )
 
 

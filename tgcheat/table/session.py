@@ -141,10 +141,6 @@ class MessageIds:
     #: came: without buttons, they read as what the hand was then. They go together when the
     #: game ends (one request per player, not one per turn). Only as read from the store.
     retired: frozenset[tuple[int, int]] = frozenset()
-    #: The version of the game the table message was last shown at (recorded once Telegram
-    #: confirmed it; forgotten when an older one may have reached it later). Only as read from
-    #: the store; None when unknown.
-    table_version: int | None = None
 
     def hand(self, user_id: int) -> int | None:
         return self.hands.get(user_id)
