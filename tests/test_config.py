@@ -285,3 +285,16 @@ def test_redact_url() -> None:
     assert redact_url("redis://u:pw@h:1/0") == "redis://u:***@h:1/0"
     assert redact_url("redis://:pw@h") == "redis://:***@h"
     assert redact_url("redis://h:1") == "redis://h:1"
+
+
+def test_the_send_budget_is_off_unless_set() -> None:
+    assert Config.from_env({"TELEGRAM_BOT_TOKEN": TOKEN}, need_webhook=False).send_rate == 0
+    env = {"TELEGRAM_BOT_TOKEN": TOKEN, "TGCHEAT_SEND_RATE": "30"}
+    assert Config.from_env(env, need_webhook=False).send_rate == 30
+
+
+@pytest.mark.parametrize("rate", ["-1", "fast", "nan", "inf"])
+def test_a_send_budget_that_is_no_rate_is_refused(rate: str) -> None:
+    env = {"TELEGRAM_BOT_TOKEN": TOKEN, "TGCHEAT_SEND_RATE": rate}
+    with pytest.raises(ConfigError, match="TGCHEAT_SEND_RATE"):
+        Config.from_env(env, need_webhook=False)

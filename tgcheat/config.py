@@ -7,6 +7,7 @@ command line can print it as is (no traceback) and the operator knows what to fi
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -19,6 +20,7 @@ __all__ = [
     "DEFAULT_DATA_DIR",
     "DEFAULT_PORT",
     "DEFAULT_REDIS_PREFIX",
+    "DEFAULT_SEND_RATE",
     "DEFAULT_WEBHOOK_PATH",
     "HEALTH_PATH",
     "Config",
@@ -31,6 +33,10 @@ DEFAULT_WEBHOOK_PATH = "/telegram"
 DEFAULT_DATA_DIR = "./data"
 #: The store's own default (tgcheat.store.keys.KEY_PREFIX); config imports nothing of tgcheat.
 DEFAULT_REDIS_PREFIX = "tgc"
+#: The bot's budget across all chats is off unless set: Telegram's limit is about 30 messages
+#: a second (tgcheat.store.send_budget.TELEGRAM_SEND_RATE), and a budget that binds holds
+#: messages for the clock, which a slow bot under a long overload does not catch up with yet.
+DEFAULT_SEND_RATE = 0.0
 DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 DEFAULT_BASE_FILE_URL = "https://api.telegram.org/file/bot"
 # The web server answers the platform's health check here; the webhook must not take it.
@@ -87,6 +93,10 @@ class Config:
     """TGCHEAT_DATA_DIR: where the embedded Redis keeps its files."""
     redis_prefix: str = DEFAULT_REDIS_PREFIX
     """TGCHEAT_REDIS_PREFIX: what the name of every key the bot keeps in Redis starts with."""
+    send_rate: float = DEFAULT_SEND_RATE
+    """TGCHEAT_SEND_RATE: the bot's budget of messages a second across all chats, shared by
+    its processes (sends, edits and deletions; 0, the default: none but Telegram's own 429s;
+    30 is Telegram's limit)."""
 
     @property
     def webhook_path(self) -> str:
@@ -131,7 +141,7 @@ class Config:
             f"webhook_secret={'***' if self.webhook_secret else None!r}, port={self.port!r}, "
             f"telegram_api_base_url={self.telegram_api_base_url!r}, "
             f"data_dir={self.data_dir!r}, redis_prefix={self.redis_prefix!r}, "
-            f"redis_cluster={self.redis_cluster!r})"
+            f"redis_cluster={self.redis_cluster!r}, send_rate={self.send_rate!r})"
         )
 
     @classmethod
@@ -160,6 +170,7 @@ class Config:
         port = _parse_port(get("PORT"))
         data_dir = _parse_data_dir(get("TGCHEAT_DATA_DIR"))
         redis_prefix = _parse_redis_prefix(get("TGCHEAT_REDIS_PREFIX"))
+        send_rate = _parse_send_rate(get("TGCHEAT_SEND_RATE"))
         return cls(
             telegram_bot_token=token,
             redis_url=redis_url,
@@ -170,7 +181,23 @@ class Config:
             telegram_api_base_url=api_base_url,
             data_dir=data_dir,
             redis_prefix=redis_prefix,
+            send_rate=send_rate,
         )
+
+
+def _parse_send_rate(value: str | None) -> float:
+    if value is None:
+        return DEFAULT_SEND_RATE
+    try:
+        rate = float(value)
+    except ValueError:
+        rate = -1.0
+    if not math.isfinite(rate) or rate < 0:
+        raise ConfigError(
+            f"TGCHEAT_SEND_RATE must be a number of messages a second, 0 or more (0: no "
+            f"budget), got {value!r}"
+        )
+    return rate
 
 
 def _parse_token(value: str | None) -> str:

@@ -168,6 +168,9 @@ KILL_WAIT_S = 5.0
 #: the hold may catch another request of the game's chats (the clock's), which must not wait
 #: for ever.
 DEAD_REQUEST_S = 20.0
+#: How long a player waits for a button with a send budget on (the clock shows what the budget
+#: held within a tick or two, unless the games keep asking for more than it allows).
+BUDGET_PATIENCE_S = 5.0
 #: How long the end of the run waits for the clocks to show what is owed or held back.
 SETTLE_S = 30.0
 #: How long past ``--seconds`` the games may still be driving before the tasks are printed.
@@ -292,7 +295,13 @@ class Process:
 
 @contextlib.asynccontextmanager
 async def bot_process(
-    name: str, redis_url: str, fake: FakeTelegram, seed: int, *, cluster: bool = False
+    name: str,
+    redis_url: str,
+    fake: FakeTelegram,
+    seed: int,
+    *,
+    cluster: bool = False,
+    send_rate: float = 0,
 ) -> AsyncIterator[Process]:
     config = Config(telegram_bot_token=TOKEN, webhook_url=WEBHOOK_URL, webhook_secret=SECRET)
     client = redis_client(redis_url, cluster=cluster)
@@ -302,6 +311,7 @@ async def bot_process(
         request=fake,
         group_messages_per_minute=UNLIMITED,
         outbox_lease_ms=SOAK_LEASE_MS,
+        send_rate=send_rate,
     )
     assert isinstance(application, CheatApplication)
     _seed_dealer(application, seed)
@@ -339,6 +349,9 @@ class Telegram:
     ) -> None:
         self.processes = processes
         self.fake = fake
+        #: How long a person waits for a button to show (a bot-wide send budget holds some
+        #: messages for the clock; without one, a button not there at once is a stale view).
+        self.patience_s = 0.0
         self.rates = rates
         self.stats = stats
         self.rng = rng
@@ -838,11 +851,21 @@ class GameDriver:
         wanted: Callable[[Press], bool],
         process: Process | None = None,
     ) -> bool:
-        update = self.tap_update(user, chat_id, wanted)
+        update = await self.shown_update(lambda: self.tap_update(user, chat_id, wanted))
         if update is None:
             return False
         await self.telegram.deliver(update, first=process)
         return True
+
+    async def shown_update(self, find: Callable[[], JsonDict | None]) -> JsonDict | None:
+        """The tap a person makes once its button shows: at once, or within the patience of
+        a run with a send budget."""
+        update = find()
+        give_up = time.monotonic() + self.telegram.patience_s
+        while update is None and time.monotonic() < give_up:
+            await asyncio.sleep(0.05)
+            update = find()
+        return update
 
     async def my_cards(self, user: User) -> None:
         """The table's 🃏 My cards link: a fresh hand message (after a view went stale)."""
@@ -953,8 +976,11 @@ class GameDriver:
         updates = []
         for seat in seats:
             user = self.user_at(state, seat)
-            update = self.tap_update(user, self.chat_id, wanted) or self.tap_update(
-                user, user.id, wanted
+            update = await self.shown_update(
+                lambda user=user: (
+                    self.tap_update(user, self.chat_id, wanted)  # type: ignore[misc]
+                    or self.tap_update(user, user.id, wanted)
+                )
             )
             if update is None and self.private_answer(state):
                 self.stats.shown["stale_hand"] += 1
@@ -985,6 +1011,19 @@ class GameDriver:
 
     # -- the end -------------------------------------------------------------------------------
 
+    def requests_on(self, message_id: int) -> str:
+        """The Bot API requests that reached a group message, in order (what left it so)."""
+        seen = []
+        for call in self.fake.calls:
+            if call.params.get("chat_id") != self.chat_id:
+                continue
+            named = call.params.get("message_id"), *call.params.get("message_ids", ())
+            sent = call.result.get("message_id") if isinstance(call.result, dict) else None
+            if message_id in named or sent == message_id:
+                text = str(call.params.get("text", ""))[:24]
+                seen.append(f"{call.method} {call.status} {text!r}")
+        return ", ".join(seen)
+
     async def stale_table(self, state: GameState) -> str | None:
         """What the group's table gets wrong about the stored game, if anything: the pile,
         the result, or answer buttons left on a message that is not the live table."""
@@ -1010,7 +1049,10 @@ class GameDriver:
         answers_a_play = press_matcher(lambda press: isinstance(press, ClaimPress))
         for record in self.fake.visible_messages(self.chat_id):
             if any(map(answers_a_play, record.buttons)) and record.message_id not in live:
-                return f"message {record.message_id} still has answer buttons"
+                return (
+                    f"message {record.message_id} still has answer buttons "
+                    f"({self.requests_on(record.message_id)})"
+                )
         return None
 
     async def check(self) -> None:
@@ -1238,6 +1280,7 @@ async def soak(
     log_path: str | None,
     *,
     cluster: bool = False,
+    send_rate: float = 0,
 ) -> Stats:
     stats = Stats()
     rates = FaultRates()
@@ -1253,11 +1296,15 @@ async def soak(
             async with AsyncExitStack() as stack:
                 processes = [
                     await stack.enter_async_context(
-                        bot_process(name, servers.url, fake, seed + i, cluster=cluster)
+                        bot_process(
+                            name, servers.url, fake, seed + i, cluster=cluster, send_rate=send_rate
+                        )
                     )
                     for i, name in enumerate(("web.1", "web.2"))
                 ]
                 telegram = Telegram(processes, fake, rates, stats, rng)
+                if send_rate > 0:
+                    telegram.patience_s = BUDGET_PATIENCE_S
                 reader = redis_client(servers.url, cluster=cluster)
                 stack.push_async_callback(reader.aclose)
                 flooded, poisoned, killed = (rng.randrange(games) for _ in range(3))
@@ -1408,7 +1455,16 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="play on a 3-master Redis Cluster of its own (REDIS_CLUSTER=1's client)",
     )
+    parser.add_argument(
+        "--send-rate",
+        type=float,
+        default=0,
+        help="the bot's budget of messages a second across all chats, shared by both processes "
+        "(0: none; computer players are far faster than people, so a budget binds at once)",
+    )
     args = parser.parse_args(argv)
+    if args.send_rate < 0:
+        parser.error("--send-rate must be 0 or more")
     if not 1 <= args.games <= MAX_GAMES:
         parser.error(f"--games must be 1-{MAX_GAMES}")
     if not 0 < args.seconds <= MAX_SECONDS:
@@ -1421,6 +1477,7 @@ def main(argv: list[str] | None = None) -> int:
             max(1, args.parallel),
             args.log,
             cluster=args.cluster,
+            send_rate=args.send_rate,
         )
     )
     if args.json:

@@ -639,6 +639,7 @@ async def transcript(lang: str, seed: int, players: int, preset: str) -> str:
             redis,
             request=fake,
             group_messages_per_minute=UNLIMITED_BUDGET,
+            send_rate=0,
         )
         assert isinstance(app, CheatApplication) and app.routes is not None
         await app.initialize()

@@ -78,6 +78,7 @@ async def make_harness(
     fake: FakeTelegram | None = None,
     *,
     group_messages_per_minute: int = UNLIMITED,
+    send_rate: float = 0,
 ) -> BotHarness:
     fake = fake or FakeTelegram()
     app = build_application(
@@ -85,6 +86,7 @@ async def make_harness(
         redis,
         request=fake,
         group_messages_per_minute=group_messages_per_minute,
+        send_rate=send_rate,
     )
     await app.initialize()
     return BotHarness(

@@ -19,7 +19,7 @@ ALICE, BOB = User(1, "Alice"), User(2, "Bob")
 async def _bot(redis: Redis, prefix: str) -> BotHarness:
     fake = FakeTelegram()
     config = Config(telegram_bot_token=TOKEN, redis_prefix=prefix)
-    app = build_application(config, redis, request=fake)
+    app = build_application(config, redis, request=fake, send_rate=0)
     await app.initialize()
     return BotHarness(
         app, fake, UpdateFactory(fake), group(GROUP_ID, "Cards"), GameStore(redis, prefix=prefix)

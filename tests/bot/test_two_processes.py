@@ -109,7 +109,7 @@ async def two_webhooks(
             if client is not redis:
                 stack.push_async_callback(client.aclose)
             application = build_application(
-                config, client, request=fake, group_messages_per_minute=UNLIMITED
+                config, client, request=fake, group_messages_per_minute=UNLIMITED, send_rate=0
             )
             assert isinstance(application, CheatApplication)
             web = create_web_app(application, client, config)

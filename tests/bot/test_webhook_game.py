@@ -27,7 +27,7 @@ HEADERS = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
 @asynccontextmanager
 async def webhook_client(redis: Redis, fake: FakeTelegram) -> AsyncIterator[httpx.AsyncClient]:
     """An HTTP client of the bot's web app (`tgcheat serve`), started and stopped around it."""
-    app = create_web_app(build_application(CONFIG, redis, request=fake), redis, CONFIG)
+    app = create_web_app(build_application(CONFIG, redis, request=fake, send_rate=0), redis, CONFIG)
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:

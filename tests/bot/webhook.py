@@ -105,10 +105,12 @@ class Served:
 
 
 @asynccontextmanager
-async def served(redis: Redis, *, per_minute: int = UNLIMITED) -> AsyncIterator[Served]:
+async def served(
+    redis: Redis, *, per_minute: int = UNLIMITED, send_rate: float = 0
+) -> AsyncIterator[Served]:
     fake = FakeTelegram()
     application = build_application(
-        CONFIG, redis, request=fake, group_messages_per_minute=per_minute
+        CONFIG, redis, request=fake, group_messages_per_minute=per_minute, send_rate=send_rate
     )
     assert isinstance(application, CheatApplication)
     web = create_web_app(application, redis, CONFIG)

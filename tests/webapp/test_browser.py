@@ -90,7 +90,7 @@ async def live_server(
     given is shared, as the processes of one bot share Telegram)."""
     fake = fake or FakeTelegram()
     application = build_application(
-        CONFIG, redis, request=fake, group_messages_per_minute=per_minute
+        CONFIG, redis, request=fake, group_messages_per_minute=per_minute, send_rate=0
     )
     assert isinstance(application, CheatApplication)
     web = create_web_app(application, redis, CONFIG)

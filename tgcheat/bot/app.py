@@ -32,6 +32,7 @@ from tgcheat.bot.taps import Tap
 from tgcheat.bot.timers import Timers
 from tgcheat.i18n import N_, available_languages, load_all, telegram_code, translator
 from tgcheat.store.games import GROUP_MESSAGES_PER_MINUTE, OUTBOX_LEASE_MS, GameStore
+from tgcheat.store.send_budget import SendBudget
 
 if TYPE_CHECKING:
     from tgcheat.config import Config
@@ -238,6 +239,7 @@ def build_application(
     request: BaseRequest | None = None,
     group_messages_per_minute: int = GROUP_MESSAGES_PER_MINUTE,
     outbox_lease_ms: int = OUTBOX_LEASE_MS,
+    send_rate: float | None = None,
 ) -> Application:  # type: ignore[type-arg]
     """The bot.
 
@@ -247,7 +249,8 @@ def build_application(
     (``Sender``) keep what it held back for the clock, and the few requests made through
     ``Bot`` (an admin check) meet it as ``ChatFlooded`` too (``Shell.is_admin``). The per-group
     budget that keeps the bot under Telegram's limits is kept across processes in Redis by the
-    store (see GameStore.transact)."""
+    store (see GameStore.transact), and the budget across all chats by the sender
+    (``send_rate`` a second, ``config.send_rate`` unless given; 0: none)."""
     load_all()
     builder = (
         ApplicationBuilder()
@@ -268,6 +271,9 @@ def build_application(
         outbox_lease_ms=outbox_lease_ms,
     )
     sender = Sender(application.bot)
+    rate = config.send_rate if send_rate is None else send_rate
+    if rate > 0:
+        sender.budget = SendBudget(redis, store.keys, rate)
     publisher = Publisher(store, sender)
     shell = Shell(store, sender, publisher)
     # What a view says of the time left follows the handlers' clock (tests and tools move it).

@@ -19,7 +19,7 @@ from typing import Any
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from telegram.error import TelegramError
+from telegram.error import NetworkError, TelegramError
 
 from tgcheat.bot import views
 from tgcheat.bot.sender import ChatFlooded, Edit, Sender, TopicGone, wall_clock_ms
@@ -38,6 +38,7 @@ from tgcheat.store.messages import (
     hand_role,
 )
 from tgcheat.store.outbox import MustShow
+from tgcheat.store.send_budget import Priority
 from tgcheat.table.audiences import Announcement, Audience, audience
 from tgcheat.table.computers import is_computer
 from tgcheat.table.place import Place
@@ -157,7 +158,7 @@ class Publisher:
             # The previous game's table keeps its final text; only the new one has buttons.
             await self.store.messages.clear(session.place)
         try:
-            message_id = await self.sender.send(session.place, view)
+            message_id = await self.sender.send(session.place, view, priority=Priority.MUST)
         except ChatFlooded as flooded:
             # The clock posts it (the lobby has no message yet).
             await self._hold_group(session.place, flooded, table=True)
@@ -187,7 +188,7 @@ class Publisher:
             translator(session.language), session, session.lobby, self.bot_username
         )
         showing = _Showing(version)
-        await self._show_table(session, messages, view, showing)
+        await self._show_table(session, messages, view, showing, Priority.LATER)
         await self._record(place, showing)
 
     async def close_lobby(
@@ -197,16 +198,22 @@ class Publisher:
         if message_id is not None:
             view = views.lobby_closed_view(translator(session.language), expired=expired)
             try:
-                await self.sender.edit(session.place, message_id, view)
+                await self.sender.edit(session.place, message_id, view, priority=Priority.MUST)
             except ChatFlooded as flooded:
                 # Nothing is left for the clock to show; the old lobby's buttons are refused.
                 await self._hold_group(session.place, flooded)
 
     async def _show_table(
-        self, session: Session, messages: MessageIds, view: views.View, showing: _Showing
+        self,
+        session: Session,
+        messages: MessageIds,
+        view: views.View,
+        showing: _Showing,
+        priority: Priority,
     ) -> None:
-        """The table edited in place; posted anew at the bottom when another bot message
-        buried it (the old one goes, so there is still one table)."""
+        """The table edited in place (an edit of ``priority`` in the bot's budget); posted anew
+        at the bottom when another bot message buried it (the old one goes, so there is still
+        one table)."""
         old = messages.table
         if messages.buried:
             await self._post_table(session.place, old, view, showing=showing)
@@ -214,7 +221,7 @@ class Publisher:
         place = session.place
         try:
             if old is not None:
-                outcome = await self.sender.edit(place, old, view)
+                outcome = await self.sender.edit(place, old, view, priority=priority)
                 if outcome is Edit.UNREACHABLE:
                     return
                 if outcome is Edit.DONE:
@@ -224,7 +231,7 @@ class Publisher:
                     # The table was moved on by a newer state's publisher (the message gone
                     # with it): posting this older one would be a second table.
                     return
-            new = await self.sender.send(place, view, silent=True)
+            new = await self.sender.send(place, view, silent=True, priority=Priority.MUST)
         except ChatFlooded as flooded:
             await self._hold_group(place, flooded, table=True)
             return
@@ -252,14 +259,30 @@ class Publisher:
         showing: _Showing,
     ) -> None:
         """A new table message at the bottom of the group (a notification). The old one keeps
-        ``history`` (a short line of what happened), or is deleted. In a flood wait, what is
-        not shown waits for the clock."""
+        ``history`` (a short line of what happened), or is deleted. In a flood wait, or over
+        the bot's budget, what is not shown waits for the clock (the budget takes the whole
+        sequence's tokens at its first request: an old table never keeps its buttons because
+        the budget refused its edit)."""
+        with self.sender.together(_table_post_cost(old, history)):
+            await self._post_table_whole(place, old, view, history=history, showing=showing)
+
+    async def _post_table_whole(
+        self,
+        place: Place,
+        old: int | None,
+        view: views.View,
+        *,
+        history: str | None,
+        showing: _Showing,
+    ) -> None:
         try:
             if old is None and history is not None:
-                await self.sender.send(place, views.View(history), silent=True)
+                await self.sender.send(
+                    place, views.View(history), silent=True, priority=Priority.MUST
+                )
                 showing.line_shown(history)
                 history = None
-            new = await self.sender.send(place, view)
+            new = await self.sender.send(place, view, priority=Priority.MUST)
         except ChatFlooded as flooded:
             held = showing.held(_some(history))
             await self._hold_group(place, flooded, table=True, lines=held, bury=True)
@@ -274,9 +297,19 @@ class Publisher:
         showing.table_shown = True
         showing.table_message = new
         line = (old, history) if old is not None and history is not None else None
-        became_history = await self.store.messages.add(
-            place, MessageIds(table=new), history=line, former=old if line is None else None
+        added = await self.store.messages.add(
+            place,
+            MessageIds(table=new),
+            history=line,
+            former=old if line is None else None,
+            replacing=old,
         )
+        became_history = added.became_history
+        if added.displaced is not None:
+            # Another process posted a table anew meanwhile, from the same old one: one table
+            # stays, the one recorded last.
+            log.info("chat %s: table %s posted alongside, deleted", place, added.displaced)
+            await self._delete(place, place.chat_id, added.displaced)
         if old is None:
             return
         if history is None:
@@ -361,9 +394,7 @@ class Publisher:
             async with self._lease_kept(session.place, version if owed else None):
                 if shown.ended:
                     await self._count(session)
-                await self._publish(
-                    session, state, shown, lines, messages, table_deferred, showing
-                )
+                await self._publish(session, state, shown, lines, messages, table_deferred, showing)
         finally:
             if owed and not showing.settled:
                 await self._settle(session.place, version, showing.rest())
@@ -429,13 +460,22 @@ class Publisher:
         """The former hand messages of a game that ended, one request per player. Best
         effort: one left behind is a hand without buttons, nothing the game needs."""
         messages = (await self.store.read(session.place)).messages
+        players = list({user for user, _ in messages.retired})
         jobs = [
-            self.sender.delete_many(user_id, messages.retired_of(user_id))
-            for user_id in {user for user, _ in messages.retired}
+            self.sender.delete_many(user_id, messages.retired_of(user_id), priority=Priority.LATER)
+            for user_id in players
         ]
-        for outcome in await asyncio.gather(*jobs, return_exceptions=True):
-            if isinstance(outcome, Exception):
+        outcomes = await asyncio.gather(*jobs, return_exceptions=True)
+        waiting: list[tuple[int, int]] = []
+        for user_id, outcome in zip(players, outcomes, strict=True):
+            if isinstance(outcome, ChatFlooded):
+                waiting.extend((user_id, old) for old in messages.retired_of(user_id))
+            elif isinstance(outcome, Exception):
                 log.info("former hand messages not deleted: %s", outcome)
+        if waiting:
+            # The clock deletes them once the wait is over.
+            now = self.sender.clock()
+            await self.store.budget.hold(session.place, now, now, group_flooded=False, gone=waiting)
 
     async def _count(self, session: Session) -> None:
         """A finished game's statistics, counted before its result is shown: a process that
@@ -482,10 +522,23 @@ class Publisher:
     ) -> None:
         """What happened stays in the history as short lines (the old table message becomes
         the first), and the table comes back as the last message, which notifies."""
+        history = lines[0] if lines else None
+        cost = len(lines[1:]) + _table_post_cost(messages.table, history)
+        with self.sender.together(cost):
+            await self._move_table_down_whole(session, state, messages, lines, showing)
+
+    async def _move_table_down_whole(
+        self,
+        session: Session,
+        state: GameState,
+        messages: MessageIds,
+        lines: list[str],
+        showing: _Showing,
+    ) -> None:
         place = session.place
         for index, line in enumerate(lines[1:], start=1):
             try:
-                await self.sender.send(place, views.View(line), silent=True)
+                await self.sender.send(place, views.View(line), silent=True, priority=Priority.MUST)
             except ChatFlooded as flooded:
                 unshown = showing.held([lines[0], *lines[index:]])
                 await self._hold_group(place, flooded, table=True, lines=unshown, bury=True)
@@ -554,7 +607,7 @@ class Publisher:
     async def _edit_only(self, user_id: int, message_id: int, view: views.View) -> tuple[int, int]:
         """A hand edited in place, never posted (``catch_up``); HELD in a flood wait."""
         try:
-            await self.sender.edit(user_id, message_id, view)
+            await self.sender.edit(user_id, message_id, view, priority=Priority.LATER)
         except ChatFlooded:
             return user_id, HELD
         return user_id, 0
@@ -563,7 +616,7 @@ class Publisher:
         self, place: Place, message_id: int, view: views.View, showing: _Showing
     ) -> None:
         try:
-            outcome = await self.sender.edit(place, message_id, view)
+            outcome = await self.sender.edit(place, message_id, view, priority=Priority.TABLE)
         except ChatFlooded as flooded:
             await self._hold_group(place, flooded, table=True)
             return
@@ -613,7 +666,10 @@ class Publisher:
     ) -> None:
         tr = translator(session.language)
         table = views.table_view(tr, session, state, self.bot_username, self.clock())
-        await self._show_table(session, messages, table, showing)
+        # A last play to answer is what the players must see to act; any other table edit
+        # may wait for the clock, which shows the latest.
+        priority = Priority.MUST if state.phase is Phase.FINAL_CHECK else Priority.TABLE
+        await self._show_table(session, messages, table, showing, priority)
 
     async def _publish_hands(
         self,
@@ -737,12 +793,17 @@ class Publisher:
         return jobs, drawn
 
     async def _repost(
-        self, group: Place, user_id: int, old: int | None, view: views.View
+        self,
+        group: Place,
+        user_id: int,
+        old: int | None,
+        view: views.View,
+        priority: Priority = Priority.MUST,
     ) -> tuple[int, int]:
         """A new hand message notifies the player (an edit would not) and lands at the bottom
         of the chat, where their thumb is; the old one goes, so there is still one."""
         try:
-            message_id = await self.sender.send(user_id, view)
+            message_id = await self.sender.send(user_id, view, priority=priority)
         except ChatFlooded:
             return user_id, HELD
         if old is not None:
@@ -751,12 +812,12 @@ class Publisher:
 
     async def _edit_hand(self, user_id: int, message_id: int, view: views.View) -> tuple[int, int]:
         try:
-            outcome = await self.sender.edit(user_id, message_id, view)
+            outcome = await self.sender.edit(user_id, message_id, view, priority=Priority.LATER)
             if outcome is Edit.DONE:
                 return user_id, 0
             if outcome is Edit.UNREACHABLE:
                 return user_id, UNREACHABLE
-            posted = await self.sender.send(user_id, view, silent=True)
+            posted = await self.sender.send(user_id, view, silent=True, priority=Priority.LATER)
         except ChatFlooded:
             return user_id, HELD
         return user_id, posted if posted is not None else UNREACHABLE
@@ -794,7 +855,10 @@ class Publisher:
             session.place_title,
             app_url=self.app_url,
         )
-        _, message_id = await self._repost(session.place, user_id, messages.hand(user_id), view)
+        # The player asked for it (🃏 My cards): an answer to their own action.
+        _, message_id = await self._repost(
+            session.place, user_id, messages.hand(user_id), view, Priority.ALWAYS
+        )
         if message_id == HELD:
             await self._hold_hands(session.place, [(user_id, HELD)])
         elif message_id != UNREACHABLE:
@@ -807,9 +871,15 @@ class Publisher:
     ) -> None:
         """Announcements, each a message that notifies; in a flood wait, those not sent wait
         for the clock."""
+        with self.sender.together(len(lines)):
+            await self._announce_whole(place, lines, showing)
+
+    async def _announce_whole(
+        self, place: Place, lines: Sequence[str], showing: _Showing | None
+    ) -> None:
         for index, line in enumerate(lines):
             try:
-                await self.sender.send(place, views.View(line))
+                await self.sender.send(place, views.View(line), priority=Priority.MUST)
             except ChatFlooded as flooded:
                 held = showing.held(lines[index:]) if showing is not None else lines[index:]
                 await self._hold_group(place, flooded, table=True, lines=held, bury=True)
@@ -866,15 +936,21 @@ class Publisher:
         await self.store.budget.hold(place, now, now, group_flooded=False, table=True)
 
     async def _delete(self, group: Place, chat_id: int, message_id: int) -> None:
-        """An old message deleted (a table, a hand); in a flood wait, by the clock after it."""
+        """An old message deleted (a table, a hand); in a flood wait, or when Telegram did not
+        confirm it, by the clock after it."""
         try:
-            await self.sender.delete(chat_id, message_id)
+            await self.sender.delete(chat_id, message_id, priority=Priority.LATER)
+        except NetworkError:
+            now = self.sender.clock()
+            await self.store.budget.hold(
+                group, now, now, group_flooded=False, gone=[(chat_id, message_id)]
+            )
         except ChatFlooded as flooded:
             await self.store.budget.hold(
                 group,
                 flooded.until_ms,
                 self.sender.clock(),
-                group_flooded=flooded.chat_id == group.chat_id,
+                group_flooded=flooded.chat_waits and flooded.chat_id == group.chat_id,
                 gone=[(chat_id, message_id)],
             )
 
@@ -897,7 +973,7 @@ class Publisher:
             place,
             flooded.until_ms,
             self.sender.clock(),
-            group_flooded=True,
+            group_flooded=flooded.chat_waits,
             table=table,
             lines=lines,
         )
@@ -929,7 +1005,8 @@ class Publisher:
         unshown = list(held.lines)
         try:
             async with self._lease_kept(place, held.token):
-                await self._show_held(place, held, unshown)
+                with self.sender.waited():
+                    await self._show_held(place, held, unshown)
         except BaseException:
             # What was not shown is the clock's again at its next look.
             rest = MustShow(tuple(unshown), held.table, held.hands)
@@ -948,27 +1025,13 @@ class Publisher:
         if held.table and session.game is not None and session.game.phase is Phase.FINISHED:
             # Perhaps the result of a publisher that died before it counted the game.
             await self._count(session)
-        for index, line in enumerate(held.lines):
-            try:
-                await self.sender.send(place, views.View(line), silent=True)
-            except ChatFlooded as flooded:
-                rest = held.lines[index:]
-                unshown.clear()
-                await self._hold_group(
-                    place, flooded, table=held.table, lines=rest, bury=held.table
-                )
-                await self._hold_hands(place, [(user, HELD) for user in held.hands])
+        shown_whole = self.sender.together(
+            len(held.lines) + (_table_post_cost(messages.table, None) if held.table else 0)
+        )
+        # The lines and the table posted anew below them go whole.
+        with shown_whole if held.lines else contextlib.nullcontext():
+            if not await self._show_held_group(place, held, session, messages, showing, unshown):
                 return
-            unshown.pop(0)
-        if held.table:
-            if held.lines:
-                # The table that waited comes below them. (Lines held without the table
-                # follow a table that was out already: a game's result is not posted twice.)
-                messages = dataclasses.replace(messages, buried=True)
-            if session.lobby is not None:
-                await self.refresh_lobby(place)
-            elif session.game is not None:
-                await self._refresh_table(session, session.game, messages, showing)
         game = session.game
         if game is None or not held.hands:
             await self._record(place, showing)
@@ -980,6 +1043,40 @@ class Publisher:
             (), ended=False, final_in_group=False, notified=notified, edited=frozenset()
         )
         await self._publish_hands(session, game, shown, messages, showing)
+
+    async def _show_held_group(
+        self,
+        place: Place,
+        held: Held,
+        session: Session,
+        messages: MessageIds,
+        showing: _Showing,
+        unshown: list[str],
+    ) -> bool:
+        """The group's part of what was held: its lines, then its table. False when a flood
+        wait or the budget held it back again (with the hands)."""
+        for index, line in enumerate(held.lines):
+            try:
+                await self.sender.send(place, views.View(line), silent=True, priority=Priority.MUST)
+            except ChatFlooded as flooded:
+                rest = held.lines[index:]
+                unshown.clear()
+                await self._hold_group(
+                    place, flooded, table=held.table, lines=rest, bury=held.table
+                )
+                await self._hold_hands(place, [(user, HELD) for user in held.hands])
+                return False
+            unshown.pop(0)
+        if held.table:
+            if held.lines:
+                # The table that waited comes below them. (Lines held without the table
+                # follow a table that was out already: a game's result is not posted twice.)
+                messages = dataclasses.replace(messages, buried=True)
+            if session.lobby is not None:
+                await self.refresh_lobby(place)
+            elif session.game is not None:
+                await self._refresh_table(session, session.game, messages, showing)
+        return True
 
 
 async def _through_a_redis_restart(job: Callable[[], Awaitable[Any]]) -> None:
@@ -1008,6 +1105,12 @@ def _hand_message(user_id: int, message_id: int, view: views.View) -> HandMessag
 async def _nothing_for(user_id: int) -> tuple[int, int]:
     """A computer player's hand job: nothing is sent."""
     return user_id, NOTHING_SENT
+
+
+def _table_post_cost(old: int | None, history: str | None) -> int:
+    """The requests of a table posted anew: its line when there is no old table to become
+    it, the new table, and the old one made the line or deleted."""
+    return 1 + (1 if old is None and history is not None else 0) + (1 if old is not None else 0)
 
 
 def _some(line: str | None) -> list[str]:

@@ -112,6 +112,11 @@ class Keys:
         """A group's settings hash."""
         return f"{self.tag(chat_id)}:group:{chat_id}"
 
+    def send_budget(self) -> str:
+        """The bot's budget of messages across all chats (tgcheat.store.send_budget): one key
+        in a slot of its own."""
+        return f"{self.prefix}:{{send}}:budget"
+
     def user(self, user_id: int) -> str:
         """A user's settings hash."""
         return f"{self.prefix}:user:{user_id}"

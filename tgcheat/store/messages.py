@@ -42,6 +42,13 @@ TABLE_FIELD = MESSAGE_FIELD + _TABLE
 _NO_IDS = MessageIds()
 
 
+class Added(NamedTuple):
+    """What keeping the ids of messages just sent found (``Messages.add``)."""
+
+    became_history: bool = False
+    displaced: int | None = None
+
+
 class Messages:
     def __init__(self, redis: Redis, direct: DirectCommands, keys: Keys, hints: ChatHints) -> None:
         self._direct = direct
@@ -58,14 +65,18 @@ class Messages:
         *,
         history: tuple[int, str] | None = None,
         former: int | None = None,
-    ) -> bool:
+        replacing: int | None = None,
+    ) -> Added:
         """Keep the ids of messages just sent (merged into those kept), and ``history``: the
         line a former table message (its id) becomes. Kept only while the session is: ids of
-        messages sent as it went away are dropped. True when ``former`` (a table message this
-        process replaced) has become a line of the history meanwhile (another process moved
-        the table): it stays."""
+        messages sent as it went away are dropped. ``became_history`` when ``former`` (a table
+        message this process replaced) has become a line of the history meanwhile (another
+        process moved the table): it stays. ``displaced``: a new table ``ids`` names was posted
+        in place of ``replacing``, but the table kept was another one, not a line of the
+        history (another process posted one anew from the same old table): it is no longer
+        the table, and must go."""
         if ids.empty:
-            return False
+            return Added()
         place = Place.of(where)
         self._hints.add_messages(place, ids)
         fields: list[tuple[str, int | str]] = list(message_fields(ids))
@@ -73,10 +84,16 @@ class Messages:
             message_id, line = history
             fields.append((f"{HISTORY_FIELD}{message_id}", line))
         call = set_messages_call(
-            session_key=self._keys.session(place), fields=fields, former=former
+            session_key=self._keys.session(place),
+            fields=fields,
+            former=former,
+            replacing=replacing if ids.table is not None else None,
         )
         answer = await bounded(self._direct.run_script(self._set, call.keys, call.args))
-        return bool(answer == 2)
+        if not isinstance(answer, list):
+            return Added()
+        code, displaced = (int(part) for part in answer)
+        return Added(became_history=code == 2, displaced=displaced or None)
 
     async def record(
         self,

@@ -674,9 +674,15 @@ def read_call(*, session_key: str, update_id: int, first_look: bool, now_ms: int
 # edit drawn from an older state that lands on it after the table moved is undone with it, and
 # a table posted anew by another process does not delete it (answer 2 for ``former``).
 SET_MESSAGES_SCRIPT = f"""
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local former = ARGV[1]
-redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+if redis.call('EXISTS', KEYS[1]) == 0 then return {{0, 0}} end
+local former, replacing = ARGV[1], ARGV[2]
+local kept = redis.call('HGET', KEYS[1], '{MESSAGE_FIELD}table')
+local displaced = 0
+if replacing ~= '' and kept and kept ~= replacing
+    and redis.call('HEXISTS', KEYS[1], '{HISTORY_FIELD}' .. kept) == 0 then
+  displaced = tonumber(kept)
+end
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
 local lines = {{}}
 for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
   if string.sub(field, 1, {len(HISTORY_FIELD)}) == '{HISTORY_FIELD}' then
@@ -690,22 +696,29 @@ if #lines > {HISTORY_KEPT} then
   end
 end
 if former ~= '' and redis.call('HEXISTS', KEYS[1], '{HISTORY_FIELD}' .. former) == 1 then
-  return 2
+  return {{2, displaced}}
 end
-return 1
+return {{1, displaced}}
 """
 
 
 def set_messages_call(
-    *, session_key: str, fields: Iterable[tuple[str, int | str]], former: int | None = None
+    *,
+    session_key: str,
+    fields: Iterable[tuple[str, int | str]],
+    former: int | None = None,
+    replacing: int | None = None,
 ) -> ScriptCall:
-    """SET_MESSAGES_SCRIPT's keys and arguments: the message fields and their values, and a
-    former table's message id, asked whether it has become a line of the history (answer 2)."""
+    """SET_MESSAGES_SCRIPT's keys and arguments: the message fields and their values, a
+    former table's message id, asked whether it has become a line of the history (answer {2,
+    _}), and the table a new one replaces: when the table kept is another (not a line of the
+    history), its id is answered second, to be deleted."""
     return ScriptCall(
         [session_key],  # KEYS[1] the session hash
         [
             "" if former is None else former,  # ARGV[1] a former table's message id
-            # ARGV[2..]: field, value, field, value...
+            "" if replacing is None else replacing,  # ARGV[2] the table a new one replaces
+            # ARGV[3..]: field, value, field, value...
             *(part for field_value in fields for part in field_value),
         ],
     )

@@ -261,9 +261,7 @@ class Sessions:
                 outbox_entry=owed.entry() if owed is not None and not owed.empty else b"",
                 lease_ms=self._lease_ms,
                 channel=self._changes.channel if self._changes else "",
-                notice=(
-                    self._changes.notice(place, version + 1, result) if self._changes else b""
-                ),
+                notice=(self._changes.notice(place, version + 1, result) if self._changes else b""),
             )
             answer = await bounded(self._direct.run_script(self._cas, call.keys, call.args))
             if answer in _WRITTEN:

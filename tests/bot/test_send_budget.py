@@ -1,0 +1,132 @@
+"""The bot's budget of messages across all chats (tgcheat.store.send_budget) in play: what it
+refuses is held for the clock, which shows the latest state once tokens are back; a table
+posted anew goes whole or not at all.
+
+The bot runs behind its webhook as in production with a budget of 6 messages a second, fed
+real update JSON; the sender's clock is held still while the budget is spent, so that no token
+comes back before the test moves it on."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from redis.asyncio import Redis
+
+from tests.bot.play import has_op
+from tests.bot.webhook import Served, served
+from tests.support.updates import User
+from tgcheat.bot.callbacks import Op
+from tgcheat.bot.publish import wall_clock_ms
+from tgcheat.store.send_budget import Priority
+
+GROUP = -1001000000077
+PLAYERS = (User(71, "Ann"), User(72, "Bob"), User(73, "Cy"))
+#: How long a test waits for what the clock must show before it calls it lost.
+SHOWN_WITHIN_S = 20.0
+
+
+async def shown(condition: Callable[[], bool]) -> None:
+    """Wait until the running bot has shown what ``condition`` looks for."""
+    async with asyncio.timeout(SHOWN_WITHIN_S):
+        while not condition():
+            await asyncio.sleep(0.01)
+
+
+def hold_still(bot: Served, at_ms: int) -> None:
+    assert bot.app.routes is not None
+    bot.app.routes.shell.sender.clock = lambda: at_ms
+
+
+async def spend_all(bot: Served, at_ms: int) -> None:
+    """Take every token the budget holds at ``at_ms``."""
+    assert bot.app.routes is not None
+    budget = bot.app.routes.shell.sender.budget
+    assert budget is not None
+    while await budget.take(at_ms, Priority.MUST) is None:
+        pass
+
+
+def hands_with_buttons(bot: Served, user: User) -> int:
+    return sum(1 for m in bot.fake.visible_messages(user.id) if m.buttons)
+
+
+async def dealt(bot: Served) -> None:
+    """A game opened, and shown (at 6 messages a second, the clock shows some of it)."""
+    await bot.open_game(GROUP, PLAYERS)
+    state = await bot.game(GROUP)
+    first = next(u for u in PLAYERS if u.id == state.players[state.turn].user_id)
+    await shown(lambda: hands_with_buttons(bot, first) >= 1)
+
+
+async def test_a_play_over_the_budget_is_shown_by_the_clock_once_tokens_are_back(
+    redis: Redis,
+) -> None:
+    async with served(redis, send_rate=6) as bot:
+        await dealt(bot)
+        await shown(lambda: "pile: 0 cards" in bot.table_text(GROUP))
+        now = wall_clock_ms()
+        hold_still(bot, now)
+        await spend_all(bot, now)
+        state = await bot.game(GROUP)
+        next_player = next(
+            u for u in PLAYERS if u.id == state.players[(state.turn + 1) % 3].user_id
+        )
+        before = len(bot.fake.calls)
+
+        # The play is taken; the table's edit and the next player's turn wait for tokens.
+        assert await bot.play_one(GROUP, PLAYERS) == [200, 200]
+        assert (await bot.game(GROUP)).plays == 1
+        sent = [c for c in bot.fake.calls[before:] if c.method != "answerCallbackQuery"]
+        # Only the pick's edit, an answer to the player's own tap, went out.
+        assert [c.method for c in sent] == ["editMessageText"]
+        assert "pile: 0 cards" in bot.table_text(GROUP)
+
+        # Tokens are back: the clock shows the latest table and the next player's turn.
+        hold_still(bot, now + 5_000)
+        assert bot.app.timers is not None
+        await bot.app.timers.refresh_deferred_tables(now + 5_000)
+        await shown(lambda: "pile: 1 card" in bot.table_text(GROUP))
+        await shown(lambda: hands_with_buttons(bot, next_player) >= 1)
+        assert not [c for c in bot.fake.calls if c.status == 429]
+
+
+async def test_a_table_posted_anew_goes_whole_or_waits_whole(redis: Redis) -> None:
+    """A Cheat! call moves the table down: a new table below, the old one made the reveal's
+    line. With one token left (taken by a hand), the table waits whole; once tokens are back,
+    the clock posts it, and one table has buttons."""
+    async with served(redis, send_rate=6) as bot:
+        await dealt(bot)
+        assert await bot.play_one(GROUP, PLAYERS) == [200, 200]
+        await shown(lambda: "pile: 1 card" in bot.table_text(GROUP))
+        state = await bot.game(GROUP)
+        caller = next(u for u in PLAYERS if u.id == state.players[state.turn].user_id)
+        now = wall_clock_ms() + 10_000
+        hold_still(bot, now)
+        await spend_all(bot, now)
+        assert bot.app.routes is not None
+        budget = bot.app.routes.shell.sender.budget
+        assert budget is not None
+        # One token back: a hand of the call takes it, and the table's move waits whole.
+        hold_still(bot, now + 170)
+        group_sends = len(bot.fake.bot_messages(GROUP, include_deleted=True))
+
+        challenge = bot.updates.press(bot.fake, caller, GROUP, has_op(Op.CHALLENGE))
+        assert await bot.post(challenge) == 200
+        assert (await bot.game(GROUP)).plays == 1
+        assert len(bot.fake.bot_messages(GROUP, include_deleted=True)) == group_sends
+        live = [m for m in bot.fake.visible_messages(GROUP) if m.buttons]
+        assert len(live) == 1
+
+        hold_still(bot, now + 5_000)
+        assert bot.app.timers is not None
+        await bot.app.timers.refresh_deferred_tables(now + 5_000)
+        await shown(lambda: "pile: 0 cards" in bot.table_text(GROUP))
+        answering = [
+            m
+            for m in bot.fake.visible_messages(GROUP)
+            if any("callback_data" in b and b["callback_data"].startswith("c") for b in m.buttons)
+        ]
+        assert len([m for m in bot.fake.visible_messages(GROUP) if m.buttons]) == 1
+        assert answering == [] or answering == [bot.fake.visible_messages(GROUP)[-1]]
+        assert not [c for c in bot.fake.calls if c.status == 429]
