@@ -2,7 +2,7 @@
 and off.
 
     python benchmarks/send_budget.py [--games 50 200 1000] [--minutes 2] [--players 4]
-                                     [--tap-s 2 3] [--seed 1] [--json]
+                                     [--tap-s 2 3] [--open-over-s S] [--seed 1] [--json]
 
 Many groups play Cheat at a human pace at the same time on one bot, as one process runs it: one
 application (``tgcheat.bot.app.build_application``), one Redis (a throwaway server), one offline
@@ -20,7 +20,8 @@ and Play, Cheat! or I believe you, Pass, a vote), the move being the computer pl
 drawn between the two given, rounded to the second); a button that does not show yet (its message
 held for a budget or a flood wait) is looked for again the next second. Then the game clock runs
 once (due deadlines, then what waited), as a process does once a second. A group whose game is
-over opens the next one. The groups' first taps are spread over the first ``--tap-s`` seconds.
+over opens the next one. The groups' first taps (their ``/new``) are spread at random over the
+first ``--open-over-s`` seconds (by default the longest ``--tap-s``: all groups open at once).
 
 Each number of games runs ``--minutes`` virtual minutes twice: with the bot's send budget at 30
 messages a second (``send_rate=30``, the default) and without it (``send_rate=0``); the group
@@ -452,6 +453,7 @@ async def run(
     minutes: float,
     players: int,
     tap_s: tuple[float, float],
+    open_over_s: float | None,
     seed: int,
 ) -> dict[str, Any]:
     """One run: ``games`` groups for ``minutes`` virtual minutes with this send budget."""
@@ -477,7 +479,7 @@ async def run(
         app.timers.rng = rng
         bench = Bench(app, fake, clock, rng, tap_s)
         observe_commits(shell.store, bench.observe)
-        spread_ms = max(1, math.ceil(tap_s[1])) * 1000
+        spread_ms = max(1, math.ceil(open_over_s or tap_s[1])) * 1000
         groups = [
             Group(bench, index, players, START_MS + rng.randrange(0, spread_ms, STEP_MS))
             for index in range(games)
@@ -499,7 +501,13 @@ async def run(
     finally:
         await app.shutdown()
         await redis.aclose()
-    return summary(bench, limits, games, send_rate, minutes, wall_s, fake.violations)
+    result = summary(bench, limits, games, send_rate, minutes, wall_s, fake.violations)
+    result["pace"] = {
+        "players": players,
+        "tap_s": list(tap_s),
+        "opened_over_s": spread_ms / 1000,
+    }
+    return result
 
 
 def percentile(values: Sequence[float], share: float) -> float | None:
@@ -569,6 +577,7 @@ async def measure(
     minutes: float = 2.0,
     players: int = 4,
     tap_s: tuple[float, float] = (2.0, 3.0),
+    open_over_s: float | None = None,
     seed: int = 1,
     send_rates: Sequence[float] = (BUDGET_ON, 0.0),
 ) -> list[dict[str, Any]]:
@@ -584,6 +593,7 @@ async def measure(
                     minutes=minutes,
                     players=players,
                     tap_s=tap_s,
+                    open_over_s=open_over_s,
                     seed=seed,
                 )
                 results.append(result)
@@ -622,6 +632,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=[2.0, 3.0],
         help="seconds between a person's taps: one number, or two to draw between",
     )
+    parser.add_argument(
+        "--open-over-s",
+        type=float,
+        default=None,
+        help="seconds over which the groups open their first game (default: the longest --tap-s)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -631,7 +647,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING)
     # A 429 is news the bot logs at INFO; a thousand groups make it noise here.
     results = asyncio.run(
-        measure(args.games, minutes=args.minutes, players=args.players, tap_s=tap_s, seed=args.seed)
+        measure(
+            args.games,
+            minutes=args.minutes,
+            players=args.players,
+            tap_s=tap_s,
+            open_over_s=args.open_over_s,
+            seed=args.seed,
+        )
     )
     if args.json:
         print(json.dumps({"runs": results}, indent=2))
