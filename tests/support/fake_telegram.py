@@ -17,9 +17,10 @@ shapes and real error codes.  On the way it
 A test may make Telegram misbehave: ``fail_next`` (the next call of a method fails),
 ``fail_always`` (every call that matches fails, e.g. a poison update's reply), ``flood`` (a chat
 answers 429 "retry after N" until its wait is over) and ``stall`` (a chat's requests wait until
-the test lets them go); ``hang_next`` keeps the next matching request unanswered (a process
-that died while waiting for Telegram); ``wait_for_call`` waits until a matching call was
-answered.
+the test lets them go); ``limits`` (``tests.support.rate_limits.TelegramLimits``, off unless
+given) answers 429 beyond Telegram's flood limits, per chat and across all chats, on the fake's
+clock; ``hang_next`` keeps the next matching request unanswered (a process that died while
+waiting for Telegram); ``wait_for_call`` waits until a matching call was answered.
 
 Anything the bot does that Telegram would refuse becomes a *violation*: it is listed in
 ``fake.violations`` and answered with the HTTP 400 Telegram would give, so the bot's own error
@@ -66,6 +67,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import orjson
 from telegram.request import BaseRequest, RequestData
+
+from tests.support.rate_limits import Refused, TelegramLimits
 
 JsonDict = dict[str, Any]
 
@@ -1154,6 +1157,7 @@ class FakeTelegram(BaseRequest):
         poll_interval: float = 0.05,
         checks: bool = True,
         record: Recorder | None = None,
+        limits: TelegramLimits | None = None,
     ) -> None:
         self.username = username
         self.first_name = first_name
@@ -1164,6 +1168,8 @@ class FakeTelegram(BaseRequest):
         #: False: the benchmarks' mode, which only answers (see the module docstring).
         self.checks = checks
         self.record = record
+        #: Telegram's flood limits, enforced on ``clock`` (None: no limit, as by default).
+        self.limits = limits
 
         self.calls: list[ApiCall] = []
         self.violations: list[str] = []
@@ -1299,6 +1305,9 @@ class FakeTelegram(BaseRequest):
                     ApiError(429, f"Too Many Requests: retry after {wait}", {"retry_after": wait}),
                 )
             del self._floods[chat_id]
+        refused = self._beyond_limits(api_method, chat_id)
+        if refused is not None:
+            return self._answer_error(call, refused)
         if problems:
             if self.spec is not None and self.spec.canonical_method(api_method) is None:
                 return self._answer_error(call, ApiError(404, "Not Found"))
@@ -1617,6 +1626,9 @@ class FakeTelegram(BaseRequest):
             failure = failures.popleft()
             error = ApiError(failure.status, failure.description, failure.parameters)
             return self._answer_error(None, error)
+        refused = self._beyond_limits(method, chat_id)
+        if refused is not None:
+            return self._answer_error(None, refused)
         return 200, b'{"ok":true,"result":' + self._unchecked_result(method, params, chat_id) + b"}"
 
     def _unchecked_result(
@@ -1699,6 +1711,17 @@ class FakeTelegram(BaseRequest):
 
     def _now(self) -> int:
         return int(self.clock())
+
+    def _beyond_limits(self, method: str, chat_id: object) -> ApiError | None:
+        """Telegram's 429 for a request beyond its flood limits (``limits``), else None."""
+        if self.limits is None:
+            return None
+        try:
+            self.limits.admit(method, chat_id, self.clock())
+        except Refused as refused:
+            wait = refused.retry_after
+            return ApiError(429, f"Too Many Requests: retry after {wait}", {"retry_after": wait})
+        return None
 
     def _check_chat_access(self, method: str, params: Mapping[str, Any]) -> None:
         chat_id = params.get("chat_id")
