@@ -2,7 +2,8 @@
 and off.
 
     python benchmarks/send_budget.py [--games 50 200 1000] [--minutes 2] [--players 4]
-                                     [--tap-s 2 3] [--open-over-s S] [--seed 1] [--json]
+                                     [--tap-s 2 3] [--open-over-s S] [--redis-connections N]
+                                     [--seed 1] [--json]
 
 Many groups play Cheat at a human pace at the same time on one bot, as one process runs it: one
 application (``tgcheat.bot.app.build_application``), one Redis (a throwaway server), one offline
@@ -24,7 +25,7 @@ over opens the next one. The groups' first taps (their ``/new``) are spread at r
 first ``--open-over-s`` seconds (by default the longest ``--tap-s``: all groups open at once).
 
 Each number of games runs ``--minutes`` virtual minutes twice: with the bot's send budget at 30
-messages a second (``send_rate=30``, the default) and without it (``send_rate=0``); the group
+messages a second (``send_rate=30``, Telegram's limit) and without it (``send_rate=0``); the group
 budget is the production one (20 a minute). For each run:
 
 * requests: every Bot API request the bot made; ``messages`` those Telegram's limits count
@@ -39,7 +40,12 @@ budget is the production one (20 a minute). For each run:
   apart (``untold``, with the longest wait so far), not in the percentiles but in
   ``p99_with_untold``, which counts each at its wait so far (a lower bound of the p99);
 * plays per minute per game: cards played (``CardsPlayed``) per group per virtual minute;
+* logged: the warnings and errors the bot logged, counted by logger and message (not printed);
 * wall time: seconds on this machine for the run (its setup excluded).
+
+Telegram hands a webhook at most 40 updates at once (setWebhook's default ``max_connections``),
+and so does the run. The Redis client is the bot's (``tgcheat.redis_connection.CLIENT_OPTIONS``,
+redis-py's pool of 100 connections) unless ``--redis-connections`` says otherwise.
 
 It asserts nothing.
 """
@@ -48,6 +54,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import math
@@ -55,7 +62,7 @@ import random
 import sys
 import time
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,6 +86,7 @@ from tgcheat.engine.events import CardsPlayed, GameEnded, TurnStarted
 from tgcheat.engine.state import Phase
 from tgcheat.redis_connection import CLIENT_OPTIONS
 from tgcheat.store.games import Committed, GameStore
+from tgcheat.store.send_budget import TELEGRAM_SEND_RATE
 from tgcheat.table.place import Place
 from tgcheat.table.session import Session
 from tools.transcript import NAMES, START_MS, Clock, _hand_press, _one_tap_play
@@ -86,12 +94,14 @@ from tools.transcript import NAMES, START_MS, Clock, _hand_press, _one_tap_play
 TOKEN = "123456:SENDBUDGET-token-offline"
 FIRST_GROUP_ID = -1001100000000
 FIRST_USER_ID = 2_000_001
-#: The send budget of the runs with it on (messages a second, the production default).
-BUDGET_ON = 30.0
+#: The send budget of the runs with it on: Telegram's limit across all chats (a second).
+BUDGET_ON = TELEGRAM_SEND_RATE
 STEP_MS = 1_000
-#: Updates handled at the same time, at most (as a web server's workers would): each holds a
-#: Redis connection while it waits, and the client's pool is bounded.
-UPDATES_AT_ONCE = 32
+#: The connections redis-py's client opens at most, unless told otherwise (as the bot's is).
+DEFAULT_REDIS_CONNECTIONS = 100
+#: Updates handled at the same time, at most: Telegram's default for a webhook
+#: (setWebhook's max_connections).
+UPDATES_AT_ONCE = 40
 #: Seconds a person looks for a button that does not show before choosing their move anew.
 GIVE_UP_S = 30
 #: Every so many seconds, the offline API forgets deleted messages and old versions (a thousand
@@ -103,6 +113,40 @@ CALLBACK_ANSWER = "answercallbackquery"
 PlayerMove = Play | Challenge | Accept | Pass | PassVote
 
 log = logging.getLogger("send_budget")
+
+
+class LogCount(logging.Handler):
+    """The warnings and errors the bot logged in a run, counted by logger and message (a
+    thousand groups would print thousands of lines)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.counts: Counter[str] = Counter()
+        #: The first message of each kind, as it was logged.
+        self.first: dict[str, str] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        kind = f"{record.name}: {record.msg}"
+        self.counts[kind] += 1
+        self.first.setdefault(kind, record.getMessage())
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            kind: {"count": count, "first": self.first[kind]}
+            for kind, count in self.counts.most_common()
+        }
+
+    @contextlib.contextmanager
+    def counting(self) -> Iterator[None]:
+        root = logging.getLogger()
+        handlers, level = root.handlers[:], root.level
+        root.handlers[:] = [self]
+        root.setLevel(logging.WARNING)
+        try:
+            yield
+        finally:
+            root.handlers[:] = handlers
+            root.setLevel(level)
 
 
 class ManyChatsTelegram(FakeTelegram):
@@ -454,13 +498,15 @@ async def run(
     players: int,
     tap_s: tuple[float, float],
     open_over_s: float | None,
+    redis_connections: int | None,
     seed: int,
 ) -> dict[str, Any]:
     """One run: ``games`` groups for ``minutes`` virtual minutes with this send budget."""
     clock = Clock(START_MS)
     limits = TelegramLimits()
     fake = ManyChatsTelegram(clock=clock.seconds, limits=limits)
-    redis = aioredis.from_url(url, **CLIENT_OPTIONS)
+    pool = {"max_connections": redis_connections} if redis_connections else {}
+    redis = aioredis.from_url(url, **CLIENT_OPTIONS, **pool)
     await redis.flushdb()
     app = build_application(
         Config(telegram_bot_token=TOKEN), redis, request=fake, send_rate=send_rate
@@ -485,18 +531,18 @@ async def run(
             for index in range(games)
         ]
         fake.calls.clear()
+        logged = LogCount()
         started = time.perf_counter()
-        seconds = round(minutes * 60)
-        for second in range(seconds):
-            clock.now_ms = START_MS + second * STEP_MS
-            now = clock.now_ms
-            due = [g for g in groups if g.due_ms <= now]
-            await asyncio.gather(*(bench.in_a_slot(g.turn(now)) for g in due))
-            await app.timers.fire_due(now)
-            await app.timers.refresh_deferred_tables(now)
-            bench.count_requests()
-            if second % FORGET_EVERY_S == FORGET_EVERY_S - 1:
-                fake.forget_the_past()
+        with logged.counting():
+            for second in range(round(minutes * 60)):
+                clock.now_ms = now = START_MS + second * STEP_MS
+                due = [g for g in groups if g.due_ms <= now]
+                await asyncio.gather(*(bench.in_a_slot(g.turn(now)) for g in due))
+                await app.timers.fire_due(now)
+                await app.timers.refresh_deferred_tables(now)
+                bench.count_requests()
+                if second % FORGET_EVERY_S == FORGET_EVERY_S - 1:
+                    fake.forget_the_past()
         wall_s = time.perf_counter() - started
     finally:
         await app.shutdown()
@@ -507,6 +553,8 @@ async def run(
         "tap_s": list(tap_s),
         "opened_over_s": spread_ms / 1000,
     }
+    result["redis_connections"] = redis_connections or DEFAULT_REDIS_CONNECTIONS
+    result["logged"] = logged.summary()
     return result
 
 
@@ -578,6 +626,7 @@ async def measure(
     players: int = 4,
     tap_s: tuple[float, float] = (2.0, 3.0),
     open_over_s: float | None = None,
+    redis_connections: int | None = None,
     seed: int = 1,
     send_rates: Sequence[float] = (BUDGET_ON, 0.0),
 ) -> list[dict[str, Any]]:
@@ -594,6 +643,7 @@ async def measure(
                     players=players,
                     tap_s=tap_s,
                     open_over_s=open_over_s,
+                    redis_connections=redis_connections,
                     seed=seed,
                 )
                 results.append(result)
@@ -603,9 +653,9 @@ async def measure(
 def print_table(results: Sequence[dict[str, Any]]) -> None:
     print(
         "| games | send budget | requests | messages | refused (429) | by limit | "
-        "turn told p50 / p99 / max (s) | untold | plays/min/game | finished | wall (s) |"
+        "turn told p50 / p99 / max (s) | untold | plays/min/game | finished | logged | wall (s) |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for result in results:
         refused = result["refused"]
         kinds = ", ".join(f"{kind}: {n}" for kind, n in refused.items() if kind != "all")
@@ -616,7 +666,7 @@ def print_table(results: Sequence[dict[str, Any]]) -> None:
             f"{result['requests']['messages']} | {refused['all']} | {kinds or '-'} | "
             f"{delay['p50']} / {delay['p99']} / {delay['max']} | {delay['untold']} | "
             f"{result['plays_per_minute_per_game']} | {result['games_finished']} | "
-            f"{result['wall_s']} |"
+            f"{sum(kind['count'] for kind in result['logged'].values())} | {result['wall_s']} |"
         )
 
 
@@ -638,13 +688,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=None,
         help="seconds over which the groups open their first game (default: the longest --tap-s)",
     )
+    parser.add_argument(
+        "--redis-connections",
+        type=int,
+        default=None,
+        help=f"the Redis client's pool (default {DEFAULT_REDIS_CONNECTIONS}, the bot's)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if len(args.tap_s) > 2:
         parser.error("--tap-s takes one number or two")
     tap_s = (min(args.tap_s), max(args.tap_s))
-    logging.basicConfig(level=logging.WARNING)
     # A 429 is news the bot logs at INFO; a thousand groups make it noise here.
     results = asyncio.run(
         measure(
@@ -653,6 +708,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             players=args.players,
             tap_s=tap_s,
             open_over_s=args.open_over_s,
+            redis_connections=args.redis_connections,
             seed=args.seed,
         )
     )

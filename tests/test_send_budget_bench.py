@@ -44,7 +44,7 @@ def test_three_groups_play_at_once_with_the_budget_on_and_off(bench: ModuleType)
         delay = run["turn_notification_delay_s"]
         assert delay["turns_told"] >= 3
         assert 0 <= delay["p50"] <= delay["p99"] <= delay["max"]
-        assert run["failed_taps"] == 0 and run["violations"] == 0
+        assert run["failed_taps"] == 0 and run["violations"] == 0 and run["logged"] == {}
         assert run["wall_s"] > 0
 
 
