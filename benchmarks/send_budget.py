@@ -230,14 +230,12 @@ class Bench:
         app: CheatApplication,
         fake: ManyChatsTelegram,
         clock: Clock,
-        rng: random.Random,
         tap_s: tuple[float, float],
     ) -> None:
         assert app.routes is not None and app.timers is not None
         self.app = app
         self.fake = fake
         self.clock = clock
-        self.rng = rng
         self.tap_s = tap_s
         self.updates = UpdateFactory(fake)
         self.store: GameStore = app.routes.shell.store
@@ -250,9 +248,9 @@ class Bench:
         async with self._slots:
             await tap
 
-    def pace_ms(self) -> int:
+    def pace_ms(self, rng: random.Random) -> int:
         """How long a person takes for their next tap (whole seconds, as the clock moves)."""
-        return max(1, round(self.rng.uniform(*self.tap_s))) * 1000
+        return max(1, round(rng.uniform(*self.tap_s))) * 1000
 
     async def feed(self, update: JsonDict) -> None:
         """An update as the webhook hands it over (a button press straight from its JSON)."""
@@ -329,8 +327,13 @@ def has_buttons(markup: Any) -> bool:
 class Group:
     """A group and its players, who make one tap at a time."""
 
-    def __init__(self, bench: Bench, index: int, players: int, first_tap_ms: int) -> None:
+    def __init__(
+        self, bench: Bench, index: int, players: int, first_tap_ms: int, seed: int
+    ) -> None:
         self.bench = bench
+        #: The players' choices and pace, the group's own: whatever order the groups' updates
+        #: are handled in, each plays the same.
+        self.rng = random.Random(seed * 1_000_003 + index)
         self.chat_id = FIRST_GROUP_ID - index
         self.place = Place(self.chat_id)
         self.chat = group(self.chat_id, f"Cards {index + 1}")
@@ -364,7 +367,7 @@ class Group:
         if await self.plan[0]():
             self.plan.popleft()
             self.looked_s = 0
-            self.due_ms = now_ms + self.bench.pace_ms()
+            self.due_ms = now_ms + self.bench.pace_ms(self.rng)
             return
         self.bench.figures.seconds_waited_for_a_button += 1
         self.looked_s += 1
@@ -387,10 +390,9 @@ class Group:
         if state.phase is Phase.FINISHED:
             return [lambda: self.command(opener, "/new")]
         seats = list(state.active_seats())
-        rng = self.bench.rng
-        rng.shuffle(seats)
+        self.rng.shuffle(seats)
         now = self.bench.clock.now_ms
-        action = next((a for s in seats if (a := choose_action(state, s, rng, now))), None)
+        action = next((a for s in seats if (a := choose_action(state, s, self.rng, now))), None)
         if action is None or not isinstance(action, PlayerMove):
             return []  # a Cheat! call's grace period, an unanswered final play: the clock's
         user = self.by_id[state.players[action.seat].user_id]
@@ -523,11 +525,11 @@ async def run(
         shell.store.sessions.clock = clock
         app.timers.clock = clock
         app.timers.rng = rng
-        bench = Bench(app, fake, clock, rng, tap_s)
+        bench = Bench(app, fake, clock, tap_s)
         observe_commits(shell.store, bench.observe)
         spread_ms = max(1, math.ceil(open_over_s or tap_s[1])) * 1000
         groups = [
-            Group(bench, index, players, START_MS + rng.randrange(0, spread_ms, STEP_MS))
+            Group(bench, index, players, START_MS + rng.randrange(0, spread_ms, STEP_MS), seed)
             for index in range(games)
         ]
         fake.calls.clear()
