@@ -112,8 +112,6 @@ CALLBACK_ANSWER = "answercallbackquery"
 #: What a player's move is, among the computer player's choices: each is a button someone taps.
 PlayerMove = Play | Challenge | Accept | Pass | PassVote
 
-log = logging.getLogger("send_budget")
-
 
 class LogCount(logging.Handler):
     """The warnings and errors the bot logged in a run, counted by logger and message (a
@@ -213,7 +211,7 @@ class Figures:
     games_opened: int = 0
     games_finished: int = 0
     seconds_waited_for_a_button: int = 0
-    #: Taps whose handling raised (the first few kept).
+    #: Taps whose handling (or the look at the game before them) raised (the first few kept).
     failures: list[str] = field(default_factory=list)
     failure_count: int = 0
     notifications: Notifications = field(default_factory=Notifications)
@@ -244,9 +242,16 @@ class Bench:
         self._slots = asyncio.Semaphore(UPDATES_AT_ONCE)
 
     async def in_a_slot(self, tap: Awaitable[None]) -> None:
-        """A group's tap, once one of the slots for updates is free."""
+        """A group's tap, once one of the slots for updates is free; a failure is counted (the
+        first few kept), as the webhook would answer it with an error."""
         async with self._slots:
-            await tap
+            try:
+                await tap
+            except Exception as error:
+                figures = self.figures
+                figures.failure_count += 1
+                if len(figures.failures) < 5:
+                    figures.failures.append(f"{type(error).__name__}: {error}")
 
     def pace_ms(self, rng: random.Random) -> int:
         """How long a person takes for their next tap (whole seconds, as the clock moves)."""
@@ -469,14 +474,7 @@ class Group:
         return True
 
     async def feed(self, update: JsonDict) -> None:
-        try:
-            await self.bench.feed(update)
-        except Exception as error:
-            figures = self.bench.figures
-            figures.failure_count += 1
-            if len(figures.failures) < 5:
-                figures.failures.append(f"{type(error).__name__}: {error}")
-                log.warning("handling a tap failed", exc_info=error)
+        await self.bench.feed(update)
 
 
 def observe_commits(store: GameStore, observe: Callable[[Committed[Any]], None]) -> None:
