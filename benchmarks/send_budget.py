@@ -33,19 +33,24 @@ budget is the production one (20 a minute). For each run:
 * refused: the requests the offline API answered 429, by the limit that refused them;
 * turn notification delay (p50, p99, max; seconds): for each turn that began (a committed change
   whose events start a player's turn, ``TurnStarted``), the virtual time from that commit to the
-  first new message with buttons (a sendMessage with an inline keyboard, answered 200) in that
-  player's private chat after it: the hand that tells them to play. In whole seconds, as the
-  clock moves (0: sent while the change was handled). A player whose turn began again before
-  they were told counts from the first time. Turns nobody was told of by the end are counted
-  apart (``untold``, with the longest wait so far), not in the percentiles but in
+  first new message with buttons (a sendMessage whose keyboard has buttons to press, answered
+  200) in that player's private chat after it: the hand that tells them to play. In whole
+  seconds, as the clock moves (0: sent while the change was handled). A player whose turn began
+  again before they were told counts from the first time. Turns nobody was told of by the end
+  are counted apart (``untold``, with the longest wait so far), not in the percentiles but in
   ``p99_with_untold``, which counts each at its wait so far (a lower bound of the p99);
 * plays per minute per game: cards played (``CardsPlayed``) per group per virtual minute;
 * logged: the warnings and errors the bot logged, counted by logger and message (not printed);
+  failed taps: updates whose handling raised;
 * wall time: seconds on this machine for the run (its setup excluded).
 
 Telegram hands a webhook at most 40 updates at once (setWebhook's default ``max_connections``),
 and so does the run. The Redis client is the bot's (``tgcheat.redis_connection.CLIENT_OPTIONS``,
 redis-py's pool of 100 connections) unless ``--redis-connections`` says otherwise.
+
+Each group's players choose with a generator of their own (``--seed``), but the concurrent
+updates meet Redis and the budgets in an order that varies from run to run, and so do the deals:
+the same arguments give figures a few percent apart, the p99 further.
 
 It asserts nothing.
 """
