@@ -13,15 +13,15 @@ minute with bursts of 8, all chats together 30 a second; beyond them 429 "retry 
 group has its own players. Every clock (the handlers', the sender's and so the send budget's,
 the store's, the game clock's, the offline API's) is one virtual clock.
 
-Virtual time moves a second at a time. In each second, every group whose next tap is due makes
-it, all of them at once (concurrent updates): the opener's ``/new``, each player's Join link, the
-opener's Start, then each move as the taps a person makes (a rank on the hand keyboard per card
+Virtual time moves a tenth of a second at a time. In each tenth, every group whose next tap is
+due makes it, all of them at once (concurrent updates): the opener's ``/new``, each player's Join
+link, the opener's Start, then each move as the taps a person makes (a rank on the hand keyboard per card
 and Play, Cheat! or I believe you, Pass, a vote), the move being the computer player's choice
 (``tgcheat.engine.ai``) of whoever has one. A person taps every ``--tap-s`` seconds (a number
-drawn between the two given, rounded to the second); a button that does not show yet (its message
-held for a budget or a flood wait) is looked for again the next second. Then the game clock runs
-once (due deadlines, then what waited), as a process does once a second. A group whose game is
-over opens the next one. The groups' first taps (their ``/new``) are spread at random over the
+drawn between the two given, rounded to a tenth); a button that does not show yet (its message
+held for a budget or a flood wait) is looked for again a second later. At the start of each
+second the game clock runs once (due deadlines, then what waited), as a process's does. A group
+whose game is over opens the next one. The groups' first taps (their ``/new``) are spread at random over the
 first ``--open-over-s`` seconds (by default the longest ``--tap-s``: all groups open at once).
 
 Each number of games runs ``--minutes`` virtual minutes twice: with the bot's send budget at 30
@@ -34,8 +34,8 @@ budget is the production one (20 a minute). For each run:
 * turn notification delay (p50, p99, max; seconds): for each turn that began (a committed change
   whose events start a player's turn, ``TurnStarted``), the virtual time from that commit to the
   first new message with buttons (a sendMessage whose keyboard has buttons to press, answered
-  200) in that player's private chat after it: the hand that tells them to play. In whole
-  seconds, as the clock moves (0: sent while the change was handled). A player whose turn began
+  200) in that player's private chat after it: the hand that tells them to play. In tenths
+  of a second, as the clock moves (0: sent while the change was handled). A player whose turn began
   again before they were told counts from the first time. Turns nobody was told of by the end
   are counted apart (``untold``, with the longest wait so far), not in the percentiles but in
   ``p99_with_untold``, which counts each at its wait so far (a lower bound of the p99);
@@ -102,6 +102,10 @@ FIRST_USER_ID = 2_000_001
 #: The send budget of the runs with it on: Telegram's limit across all chats (a second).
 BUDGET_ON = TELEGRAM_SEND_RATE
 STEP_MS = 1_000
+#: Taps fall on tenths of a second: within a second, the budget refills between them, as it
+#: does in real time (taps all at the second's start would meet a bucket refilled once a
+#: second).
+TAP_STEP_MS = 100
 #: The connections redis-py's client opens at most, unless told otherwise (as the bot's is).
 DEFAULT_REDIS_CONNECTIONS = 100
 #: Updates handled at the same time, at most: Telegram's default for a webhook
@@ -259,8 +263,8 @@ class Bench:
                     figures.failures.append(f"{type(error).__name__}: {error}")
 
     def pace_ms(self, rng: random.Random) -> int:
-        """How long a person takes for their next tap (whole seconds, as the clock moves)."""
-        return max(1, round(rng.uniform(*self.tap_s))) * 1000
+        """How long a person takes for their next tap (in tenths of a second, as taps fall)."""
+        return max(1, round(rng.uniform(*self.tap_s) * 10)) * TAP_STEP_MS
 
     async def feed(self, update: JsonDict) -> None:
         """An update as the webhook hands it over (a button press straight from its JSON)."""
@@ -540,11 +544,14 @@ async def run(
         started = time.perf_counter()
         with logged.counting():
             for second in range(round(minutes * 60)):
-                clock.now_ms = now = START_MS + second * STEP_MS
-                due = [g for g in groups if g.due_ms <= now]
-                await asyncio.gather(*(bench.in_a_slot(g.turn(now)) for g in due))
-                await app.timers.fire_due(now)
-                await app.timers.refresh_deferred_tables(now)
+                for tenth in range(STEP_MS // TAP_STEP_MS):
+                    clock.now_ms = now = START_MS + second * STEP_MS + tenth * TAP_STEP_MS
+                    due = [g for g in groups if g.due_ms <= now]
+                    await asyncio.gather(*(bench.in_a_slot(g.turn(now)) for g in due))
+                    if tenth == 0:
+                        # The game clock looks once a second, as a process's does.
+                        await app.timers.fire_due(now)
+                        await app.timers.refresh_deferred_tables(now)
                 bench.count_requests()
                 if second % FORGET_EVERY_S == FORGET_EVERY_S - 1:
                     fake.forget_the_past()

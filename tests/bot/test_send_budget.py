@@ -38,6 +38,13 @@ def hold_still(bot: Served, at_ms: int) -> None:
     bot.app.routes.shell.sender.clock = lambda: at_ms
 
 
+def run_on_from(bot: Served, at_ms: int) -> None:
+    """The sender's clock moves again, from ``at_ms``: the budget refills as time passes."""
+    assert bot.app.routes is not None
+    lead = at_ms - wall_clock_ms()
+    bot.app.routes.shell.sender.clock = lambda: wall_clock_ms() + lead
+
+
 async def spend_all(bot: Served, at_ms: int) -> None:
     """Take every token the budget holds at ``at_ms``."""
     assert bot.app.routes is not None
@@ -83,7 +90,7 @@ async def test_a_play_over_the_budget_is_shown_by_the_clock_once_tokens_are_back
         assert "pile: 0 cards" in bot.table_text(GROUP)
 
         # Tokens are back: the clock shows the latest table and the next player's turn.
-        hold_still(bot, now + 5_000)
+        run_on_from(bot, now + 5_000)
         assert bot.app.timers is not None
         await bot.app.timers.refresh_deferred_tables(now + 5_000)
         await shown(lambda: "pile: 1 card" in bot.table_text(GROUP))
@@ -118,7 +125,7 @@ async def test_a_table_posted_anew_goes_whole_or_waits_whole(redis: Redis) -> No
         live = [m for m in bot.fake.visible_messages(GROUP) if m.buttons]
         assert len(live) == 1
 
-        hold_still(bot, now + 5_000)
+        run_on_from(bot, now + 5_000)
         assert bot.app.timers is not None
         await bot.app.timers.refresh_deferred_tables(now + 5_000)
         await shown(lambda: "pile: 0 cards" in bot.table_text(GROUP))

@@ -10,7 +10,7 @@ from redis.asyncio import Redis
 
 from tests.store.helpers import BUCKET, CHAT, DEFERRED, game_session
 from tgcheat.store.budget import Held
-from tgcheat.store.games import GROUP_BURST, GameStore
+from tgcheat.store.games import GROUP_BURST, GameStore, MustShow
 from tgcheat.table.place import Place
 
 
@@ -66,6 +66,9 @@ async def test_a_flood_wait_defers_the_group_until_it_is_over(redis: Redis) -> N
     ends = now + 30_000
     await store.budget.hold(CHAT, ends, now, group_flooded=True, table=True, lines=["one"])
     await store.budget.hold(CHAT, now + 10_000, now, group_flooded=True, lines=["two"])
+    # Woken at the earlier time, the clock finds the group still waiting: deferred again.
+    assert await redis.zscore(DEFERRED, CHAT) == now + 10_000
+    assert await store.budget.release(CHAT, now + 10_000) is None
     assert await redis.zscore(DEFERRED, CHAT) == ends
     # A change meanwhile: written, its table deferred to the end of the wait; no reply.
     committed = await store.transact(
@@ -99,6 +102,27 @@ async def test_hands_held_by_a_private_flood_wait_come_out_whatever_the_group_bu
     assert await store.budget.release(CHAT, now + 2000) == Held(
         table=False, hands=(5, 6), gone=((5, 40),)
     )
+
+
+async def test_hands_held_while_the_group_waits_go_out_alone_at_their_time(
+    redis: Redis,
+) -> None:
+    """A group in a long flood wait keeps its table and reveal; a hand the bot's send budget
+    held meanwhile (a player's turn) is not made to wait with them."""
+    store = GameStore(redis, group_messages_per_minute=60)
+    now = int(time.time() * 1000)
+    ends = now + 60_000
+    await store.budget.hold(CHAT, ends, now, group_flooded=True, table=True, lines=["reveal"])
+    await store.budget.hold(CHAT, now + 100, now, group_flooded=False, hands=[7], gone=[(7, 3)])
+    assert await redis.zscore(DEFERRED, CHAT) == now + 100
+
+    alone = await store.budget.release(CHAT, now + 100)
+    assert alone == Held(table=False, hands=(7,), gone=((7, 3),))
+    assert alone is not None and await store.budget.settle(CHAT, alone.token, now + 200)
+    # The group's part still waits for the end of its wait, once.
+    assert await store.budget.release(CHAT, now + 200) is None
+    assert await redis.zscore(DEFERRED, CHAT) == ends
+    assert await store.budget.release(CHAT, ends) == Held(table=True, lines=("reveal",))
 
 
 async def test_replies_spend_the_budget_and_wait_for_nothing(redis: Redis) -> None:
@@ -158,3 +182,17 @@ async def test_the_topics_of_a_group_share_its_budget(redis: Redis) -> None:
     assert await store.budget.release(night, ends - 1) is None
     held = await store.budget.release(night, ends)
     assert held is not None and held.table
+
+
+async def test_the_hands_not_shown_yet_are_those_held_and_those_owed(redis: Redis) -> None:
+    store = GameStore(redis)
+    now = int(time.time() * 1000)
+    assert await store.budget.unseen_hands(CHAT) == frozenset()
+    await store.budget.hold(CHAT, now, now, group_flooded=False, hands=[5, 6])
+    committed = await store.transact(
+        CHAT,
+        lambda s: (game_session(), 1),
+        must_show=lambda session, _: MustShow(hands=(7,)),
+    )
+    assert committed.owed
+    assert await store.budget.unseen_hands(CHAT) == frozenset({5, 6, 7})

@@ -178,11 +178,20 @@ async def test_the_hold_reads_each_argument_by_its_name(redis: Redis) -> None:
     assert await redis.zrange("{t}:deferred", 0, -1, withscores=True) == [(b"-77", 5000)]
     assert 600_000 < await redis.pttl("{t}:bucket") <= 600_000 + 5000
     assert 600_000 < await redis.pttl("{t}:waiting") <= 600_000 + 5000
-    # Released before the wait is over: nothing, and still deferred to its end.
+    # Released before the wait is over: the hand and the deletion alone (an entry of their
+    # own, numbered -9 and leased), the table and the line still deferred to its end.
     release = redis.register_script(RELEASE_SCRIPT)
     early = _release()
-    assert await release(keys=early.keys, args=early.args) == [0]
+    assert await release(keys=early.keys, args=early.args) == [1, 0, b"", b'["5"]', b'["5:6"]', -9]
+    assert await redis.hmget("{t}:waiting", "table", "lines", "hands", "gone") == [
+        b"1",
+        b'["a reveal"]',
+        None,
+        None,
+    ]
     assert await redis.zrange("{t}:deferred", 0, -1, withscores=True) == [(b"-77", 5000)]
+    # Nothing else to go alone: nothing, still deferred.
+    assert await release(keys=early.keys, args=early.args) == [0]
 
 
 async def test_the_read_reads_the_session_and_the_update(redis: Redis) -> None:

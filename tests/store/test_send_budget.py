@@ -11,46 +11,51 @@ from tgcheat.store.send_budget import Priority, SendBudget
 NOW = 1_700_000_000_000
 
 
-async def test_a_second_of_messages_then_refused_until_tokens_are_back(redis: Redis) -> None:
+async def test_a_bucket_of_nine_tenths_of_a_second_then_refused_until_tokens_are_back(
+    redis: Redis,
+) -> None:
     budget = SendBudget(redis, Keys(), per_second=10)
-    taken = [await budget.take(NOW, Priority.MUST) for _ in range(12)]
-    assert taken[:10] == [None] * 10
-    refusal = taken[10]
-    assert refusal is not None and 0 < refusal.wait_ms <= 100
-    # A tenth of a second later, one token is back.
-    assert await budget.take(NOW + refusal.wait_ms, Priority.MUST) is None
-    assert await budget.take(NOW + refusal.wait_ms, Priority.MUST) is not None
+    assert budget.burst == 9
+    # A turn leaves a fifth of the bucket (1.8 tokens) to answers to people's own taps.
+    taken = [await budget.take(NOW, Priority.MUST) for _ in range(8)]
+    assert taken[:7] == [None] * 7
+    refusal = taken[7]
+    assert refusal is not None and refusal.wait_ms == 80
+    later = NOW + refusal.wait_ms + 1
+    assert await budget.take(later, Priority.MUST) is None
+    assert await budget.take(later, Priority.MUST) is not None
 
 
 async def test_what_may_wait_leaves_the_rest_to_what_players_must_see(redis: Redis) -> None:
-    budget = SendBudget(redis, Keys(), per_second=8)
-    # What may wait stops at half the bucket, a table edit at a quarter, a turn at empty.
+    budget = SendBudget(redis, Keys(), per_second=20)  # 18 tokens
+    # What may wait leaves three fifths, a table edit two fifths, a turn one fifth.
     later = [await budget.take(NOW, Priority.LATER) for _ in range(8)]
-    assert [refusal is None for refusal in later] == [True] * 4 + [False] * 4
+    assert [refusal is None for refusal in later] == [True] * 7 + [False]
     table = [await budget.take(NOW, Priority.TABLE) for _ in range(4)]
-    assert [refusal is None for refusal in table] == [True, True, False, False]
-    must = [await budget.take(NOW, Priority.MUST) for _ in range(3)]
-    assert [refusal is None for refusal in must] == [True, True, False]
+    assert [refusal is None for refusal in table] == [True] * 3 + [False]
+    must = [await budget.take(NOW, Priority.MUST) for _ in range(5)]
+    assert [refusal is None for refusal in must] == [True] * 4 + [False]
+    assert await budget.take(NOW, Priority.ALWAYS) is None
 
 
 async def test_an_answer_to_a_persons_own_action_is_never_refused(redis: Redis) -> None:
-    budget = SendBudget(redis, Keys(), per_second=4)
-    assert all([await budget.take(NOW, Priority.ALWAYS) is None for _ in range(10)])
-    # It was counted: the bucket is in debt, and a turn waits for it to be paid.
+    budget = SendBudget(redis, Keys(), per_second=10)
+    assert all([await budget.take(NOW, Priority.ALWAYS) is None for _ in range(12)])
+    # It was counted, down to a tenth of the bucket into debt: a turn waits for it.
     refusal = await budget.take(NOW, Priority.MUST)
-    assert refusal is not None and refusal.wait_ms > 1_000
+    assert refusal is not None and refusal.wait_ms == 280
 
 
 async def test_a_sequence_takes_its_tokens_together_or_none(redis: Redis) -> None:
-    budget = SendBudget(redis, Keys(), per_second=4)
+    budget = SendBudget(redis, Keys(), per_second=10)
     assert await budget.take(NOW, Priority.MUST, count=3) is None
-    assert await budget.take(NOW, Priority.MUST, count=2) is not None
-    # Refused whole, nothing was taken: one token is still there.
-    assert await budget.take(NOW, Priority.MUST) is None
+    assert await budget.take(NOW, Priority.MUST, count=5) is not None
+    # Refused whole, nothing was taken: six tokens are still there.
+    assert await budget.take(NOW, Priority.MUST, count=4) is None
 
 
 async def test_processes_share_one_bucket(redis: Redis) -> None:
-    one, other = SendBudget(redis, Keys(), per_second=2), SendBudget(redis, Keys(), per_second=2)
+    one, other = SendBudget(redis, Keys(), per_second=4), SendBudget(redis, Keys(), per_second=4)
     assert await one.take(NOW, Priority.MUST) is None
     assert await other.take(NOW, Priority.MUST) is None
     assert await one.take(NOW, Priority.MUST) is not None
@@ -62,14 +67,14 @@ async def test_a_429_empties_the_bucket(redis: Redis) -> None:
     assert await budget.take(NOW, Priority.MUST) is None
     await budget.emptied(NOW)
     refusal = await budget.take(NOW, Priority.MUST)
-    assert refusal is not None and refusal.wait_ms == 100
+    assert refusal is not None and refusal.wait_ms == 280
 
 
 async def test_a_clock_behind_the_last_spenders_refills_nothing(redis: Redis) -> None:
-    budget = SendBudget(redis, Keys(), per_second=2)
+    budget = SendBudget(redis, Keys(), per_second=4)
     assert await budget.take(NOW, Priority.MUST, count=2) is None
     assert await budget.take(NOW - 5_000, Priority.MUST) is not None
-    assert await budget.take(NOW + 500, Priority.MUST) is None
+    assert await budget.take(NOW + 250, Priority.MUST) is None
 
 
 def test_the_budget_key_is_a_slot_of_its_own() -> None:

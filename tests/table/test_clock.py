@@ -131,6 +131,21 @@ def test_tick_before_the_deadline_does_nothing() -> None:
         assert tick(session, early, rng=random.Random(0))[0] is session
 
 
+def test_a_player_not_told_of_their_turn_yet_does_not_time_out() -> None:
+    """Their hand waits for the bot's send budget: their whole turn starts again; the others'
+    held hands change nothing."""
+    state = _three_players()
+    session = at_table(state, deadline_ms=T0 + TURN_MS)
+    due = session.deadline_ms
+    to_play = state.players[state.turn].user_id
+    someone_else = state.players[(state.turn + 1) % 3].user_id
+    waited, events = tick(session, due, rng=random.Random(0), unseen=frozenset({to_play}))
+    assert events == () and waited is not None
+    assert waited.game == state and waited.deadline_ms == due + TURN_MS
+    _, events = tick(session, due, rng=random.Random(0), unseen=frozenset({someone_else}))
+    assert any(isinstance(event, TurnStarted) for event in events)
+
+
 def test_tick_without_a_deadline_does_nothing() -> None:
     session = at_table(_three_players(Rules(turn_timeout_s=0)), deadline_ms=0)
     assert tick(session, T0 + 10**9, rng=random.Random(0))[0] is session

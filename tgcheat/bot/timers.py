@@ -73,9 +73,10 @@ class Timers:
         if before is None:
             await self.store.clock.forget(place)
             return
+        unseen = await self.store.budget.unseen_hands(place)
         committed = await self.store.transact(
             place,
-            lambda session: table.tick(session, now, rng=self.rng),
+            lambda session: table.tick(session, now, rng=self.rng, unseen=unseen),
             group_messages=group_messages,
             must_show=must_show,
         )

@@ -195,6 +195,19 @@ class GroupBudget:
             isinstance(entry, dict) and entry.get("v") == version for entry in _json_list(raw)
         )
 
+    async def unseen_hands(self, where: Where) -> frozenset[int]:
+        """The players whose hand waits to be shown in the place: held for the clock, or owed
+        by a change still being shown (``tgcheat.table.transitions.tick`` lets their turn
+        wait for it)."""
+        held, owed = await bounded(
+            self._redis.hmget(self._keys.waiting(Place.of(where)), "hands", "out")
+        )
+        users = {int(str(user_id)) for user_id in _json_list(held or b"")}
+        for entry in _json_list(owed or b""):
+            if isinstance(entry, dict):
+                users.update(int(str(user_id)) for user_id in entry.get("hands") or [])
+        return frozenset(users)
+
     async def release(self, where: Where, now_ms: int) -> Held | None:
         """A deferred group's turn on the clock: what it holds, taken out (one process gets
         it), or None while it must still wait (deferred again)."""

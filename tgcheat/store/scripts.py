@@ -412,7 +412,9 @@ if append('hands', ARGV[6]) then waits = true end
 if append('gone', ARGV[8]) then waits = true end
 keep(key, ends - now + 600000)
 if waits then
-  local due = math.max(ends, tonumber(redis.call('ZSCORE', KEYS[2], chat)) or 0)
+  -- The earlier of the two: hands and deletions go out at their time even while the group
+  -- waits longer (RELEASE_SCRIPT defers the group's part again); a look too early costs one.
+  local due = math.min(ends, tonumber(redis.call('ZSCORE', KEYS[2], chat)) or ends)
   redis.call('ZADD', KEYS[2], due, chat)
 end
 return 1
@@ -458,7 +460,8 @@ def hold_call(
 
 # The clock's turn at a deferred group (keys and arguments: release_call). When the table or an
 # announcement waits, it needs a token and the end of any flood wait (else the chat is deferred
-# again, and 0 is returned); hands and deletions alone go out regardless. Must-see entries
+# again, and 0 is returned unless hands or deletions were held: those go out meanwhile, alone);
+# hands and deletions alone go out regardless. Must-see entries
 # (OUTBOX) are taken once their publisher's lease is over, their lines first. Returns {1, table
 # (1/0), lines, hands, gone, token}: what is released becomes one entry of its own, numbered
 # ``token`` (negative) and leased to this process for ARGV[4] ms, so that one process shows it
@@ -498,15 +501,31 @@ end
 -- Nothing held but the entry: a table edit deferred before anything else was kept here.
 local table_waits = held[1] == '1' or due_table or (nothing_else and #outbox == 0)
 if table_waits or #due_lines > 0 or #held_lines > 0 then
-  local ends = flood_end(bucket, now)
-  if ends > 0 then
-    redis.call('ZADD', KEYS[2], ends, chat)
-    return {0}
+  local group_due = flood_end(bucket, now)
+  if group_due > 0 then
+    redis.call('ZADD', KEYS[2], group_due, chat)
+  else
+    local tokens = spend(bucket, 1, per_minute, now)
+    if tokens < 0 then group_due = defer(bucket, key, KEYS[2], chat, tokens, per_minute, now) end
   end
-  local tokens = spend(bucket, 1, per_minute, now)
-  if tokens < 0 then
-    defer(bucket, key, KEYS[2], chat, tokens, per_minute, now)
-    return {0}
+  if group_due > 0 then
+    -- The group waits; the hands held and the messages to delete need no group message: they
+    -- go now, as an entry of their own (the outbox's entries wait with the group).
+    local alone, old = entries(held[3]), entries(held[4])
+    if #alone == 0 and #old == 0 then return {0} end
+    redis.call('HDEL', key, 'hands', 'gone')
+    local token = -now
+    local taken_until = now + tonumber(ARGV[4])
+    for i, hand in ipairs(alone) do alone[i] = tostring(hand) end
+    outbox[#outbox + 1] = {
+      v = token, ['until'] = taken_until, lines = {}, hands = alone, gone = old, table = 0,
+    }
+    redis.call('HSET', key, 'out', cjson.encode(outbox))
+    keep(key, 600000)
+    redis.call('ZADD', KEYS[2], math.min(group_due, taken_until), chat)
+    local hands = #alone > 0 and cjson.encode(alone) or ''
+    local gone = #old > 0 and cjson.encode(old) or ''
+    return {1, 0, '', hands, gone, token}
   end
 end
 for _, line in ipairs(held_lines) do due_lines[#due_lines + 1] = line end

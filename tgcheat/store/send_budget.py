@@ -3,20 +3,24 @@ a second in all before it answers 429, whatever the chats.
 
 One token bucket in Redis (``Keys.send_budget``, a key in a hash slot of its own), shared by
 every process of the bot: each message sent, edited or deleted takes a token; the rate is
-``TGCHEAT_SEND_RATE`` a second and the bucket holds one second's worth. Button answers are not
-counted (Telegram counts them apart).
+``TGCHEAT_SEND_RATE`` a second and the bucket holds nine tenths of a second's worth, so that with
+the little debt an answer to a person may run up the bot never sends more than a second's worth
+at once, which is what Telegram lets pass. Button answers are not counted (Telegram counts them
+apart).
 
-An answer to a person's own action is never refused. What a player must see to act (their
-turn, a reveal, the table posted anew below it) may take the last token; a table edit leaves a
-quarter of the bucket to those, and what may wait (the hands of players who are not to act,
-deletions, the lobby) half of it. A request the budget refuses is not sent: its caller holds
-what it would have shown for the clock, as for Telegram's own flood wait
-(``tgcheat.bot.sender.OverBudget``), so that over the budget nothing is lost and the games slow
-down together. A 429 from Telegram empties the bucket: its own limit has the last word.
+An answer to a person's own action is never refused: a fifth of the bucket is left to those
+(and they may run it a tenth into debt). What a player must see to act (their turn, a reveal,
+the table posted anew below it) may take the rest; a table edit leaves two fifths of the bucket,
+and what may wait (the hands of players who are not to act, deletions, the lobby) three fifths.
+A request the budget refuses is not sent: its caller holds what it would have shown for the
+clock, as for Telegram's own flood wait (``tgcheat.bot.sender.OverBudget``), so that over the
+budget nothing is lost and the games slow down together. A 429 from Telegram empties the
+bucket: its own limit has the last word.
 """
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import logging
 from dataclasses import dataclass
@@ -29,6 +33,10 @@ from tgcheat.store.timeout import bounded
 
 log = logging.getLogger(__name__)
 
+#: The budget's reads one process has in flight at most: hundreds of games' sends at once would
+#: otherwise take every connection of the Redis client's pool, and the game's own commands
+#: would find none.
+READS_IN_FLIGHT = 16
 #: Telegram's limit for one bot across all chats, roughly (Bot API FAQ).
 TELEGRAM_SEND_RATE = 30.0
 
@@ -37,8 +45,8 @@ class Priority(enum.IntEnum):
     """How much of the bucket a request must leave to the others (its reserve)."""
 
     #: Never refused: an answer to a person's own action (a reply, a card picked), or the
-    #: rest of a sequence begun. Counted: the bucket may go a second's worth into debt, which
-    #: what may wait then waits out.
+    #: rest of a sequence begun. Counted, with a fifth of the bucket kept for it; beyond that,
+    #: a tenth into debt, then sent uncounted.
     ALWAYS = -1
     #: What a player must see to act: their turn's hand, a reveal, the table posted anew.
     MUST = 0
@@ -50,10 +58,10 @@ class Priority(enum.IntEnum):
 
 #: The share of the bucket each priority leaves to those above it.
 _RESERVE_SHARE = {
-    Priority.ALWAYS: -1.0,
-    Priority.MUST: 0.0,
-    Priority.TABLE: 0.25,
-    Priority.LATER: 0.5,
+    Priority.ALWAYS: -0.1,
+    Priority.MUST: 0.2,
+    Priority.TABLE: 0.4,
+    Priority.LATER: 0.6,
 }
 
 # KEYS[1] the bucket. ARGV: rate a second, burst, now (ms), tokens wanted, reserve (tokens
@@ -103,9 +111,10 @@ class SendBudget:
             raise ValueError(f"a send budget needs a rate above 0, got {per_second}")
         self._key = keys.send_budget()
         self.per_second = per_second
-        #: What the bucket holds when full: a second's worth.
-        self.burst = max(1.0, per_second)
+        #: What the bucket holds when full: nine tenths of a second's worth (see above).
+        self.burst = max(1.0, per_second * 0.9)
         self._take = redis.register_script(TAKE_SENDS_SCRIPT)
+        self._reads = asyncio.Semaphore(READS_IN_FLIGHT)
         self._empty = redis.register_script(EMPTY_SCRIPT)
 
     def reserve(self, priority: Priority) -> float:
@@ -117,7 +126,8 @@ class SendBudget:
         courtesy to Telegram, whose own 429 still has the last word."""
         args = [self.per_second, self.burst, now_ms, count, self.reserve(priority)]
         try:
-            taken, wait_ms = await bounded(self._take(keys=[self._key], args=args))
+            async with self._reads:
+                taken, wait_ms = await bounded(self._take(keys=[self._key], args=args))
         except (RedisError, TimeoutError) as error:
             log.warning("the send budget could not be read (%s): sent regardless", error)
             return None

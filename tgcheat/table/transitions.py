@@ -22,6 +22,7 @@ from tgcheat.engine.game import (
     RandomSource,
     Refusal,
     apply,
+    awaited,
     new_game,
     play_limit,
 )
@@ -236,11 +237,17 @@ def untell_story(session: Session | None, *, game_id: str) -> Session | None:
 
 
 def tick(
-    session: Session | None, now_ms: int, *, rng: TableRandom
+    session: Session | None,
+    now_ms: int,
+    *,
+    rng: TableRandom,
+    unseen: frozenset[int] = frozenset(),
 ) -> tuple[Session | None, Events]:
     """The clock's turn: a full lobby is dealt (with ``rng``), a lobby nobody started closes;
     the computer players make their move; a game's deadline acts (a timeout, or the Cheat!
-    calls of a grace period settled). Nothing happens before its time."""
+    calls of a grace period settled). Nothing happens before its time. A player the game
+    waits for whose hand was not shown yet (``unseen``: held for the bot's send budget or a
+    flood wait) does not time out: their time starts again."""
     if session is None or session.next_deadline_ms == 0 or session.next_deadline_ms > now_ms:
         return session, ()
     if session.lobby is not None:
@@ -257,6 +264,9 @@ def tick(
         session = dataclasses.replace(session, computers_due_ms=0)
         if session.deadline_ms == 0 or session.deadline_ms > now_ms:
             return session, ()
+    if unseen and any(game.players[seat].user_id in unseen for seat in awaited(game)):
+        deadline = game_deadline(0, game, (), now_ms)
+        return dataclasses.replace(session, deadline_ms=deadline), ()
     try:
         state, events = apply(game, clock_action(game, now_ms))
     except ActionRefused:
