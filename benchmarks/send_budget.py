@@ -13,16 +13,16 @@ minute with bursts of 8, all chats together 30 a second; beyond them 429 "retry 
 group has its own players. Every clock (the handlers', the sender's and so the send budget's,
 the store's, the game clock's, the offline API's) is one virtual clock.
 
-Virtual time moves a tenth of a second at a time. In each tenth, every group whose next tap is
-due makes it, all of them at once (concurrent updates): the opener's ``/new``, each player's Join
-link, the opener's Start, then each move as the taps a person makes (a rank on the hand keyboard per card
+Virtual time moves a tenth of a second at a time. In each tenth, every group whose next tap is due
+makes it, all of them at once (concurrent updates): the opener's ``/new``, each player's Join link,
+the opener's Start, then each move as the taps a person makes (a rank on the hand keyboard per card
 and Play, Cheat! or I believe you, Pass, a vote), the move being the computer player's choice
-(``tgcheat.engine.ai``) of whoever has one. A person taps every ``--tap-s`` seconds (a number
-drawn between the two given, rounded to a tenth); a button that does not show yet (its message
-held for a budget or a flood wait) is looked for again a second later. At the start of each
-second the game clock runs once (due deadlines, then what waited), as a process's does. A group
-whose game is over opens the next one. The groups' first taps (their ``/new``) are spread at random over the
-first ``--open-over-s`` seconds (by default the longest ``--tap-s``: all groups open at once).
+(``tgcheat.engine.ai``) of whoever has one. A person taps every ``--tap-s`` seconds (a number drawn
+between the two given, rounded to a tenth); a button that does not show yet (its message held for a
+budget or a flood wait) is looked for again a second later. At the start of each second the game
+clock runs once (due deadlines, then what waited), as a process's does. A group whose game is over
+opens the next one. The groups' first taps (their ``/new``) are spread at random over the first
+``--open-over-s`` seconds (by default the longest ``--tap-s``: all groups open at once).
 
 Each number of games runs ``--minutes`` virtual minutes twice: with the bot's send budget at 30
 messages a second (``send_rate=30``, Telegram's limit) and without it (``send_rate=0``); the group
