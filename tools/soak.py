@@ -47,7 +47,8 @@ link's ``/start j<chat>``. Faults:
   with 500 and Telegram delivers it again);
 - ``clock_race``: a Play tap and the turn's timeout fired by the other process at the same time;
 - ``challenge_race``: two players' Cheat! taps on one claim, one to each process;
-- ``timeout``: the player is too slow: the other process fires the turn's deadline instead.
+- ``timeout``: the player is too slow: the other process fires the turn's deadline instead (only
+  for a player who was told of their turn: one whose hand waits for the clock does not time out).
 
 The time both processes read is one wall clock (``WallClock``): the real time, moved forward to a
 turn's deadline when the driver lets the timer run out, instead of waiting 90 seconds.
@@ -122,10 +123,11 @@ from tgcheat.engine.ai import challengers_for  # noqa: E402
 from tgcheat.engine.autoplay import Asked, next_action  # noqa: E402
 from tgcheat.engine.cards import Rank, pick_by_rank  # noqa: E402
 from tgcheat.engine.events import ChallengeResolved, Event, GameEnded  # noqa: E402
-from tgcheat.engine.game import ActionRefused, apply  # noqa: E402
+from tgcheat.engine.game import ActionRefused, apply, awaited  # noqa: E402
 from tgcheat.engine.invariants import violations as invariant_violations  # noqa: E402
 from tgcheat.engine.rules import Challengers, FinalCheck  # noqa: E402
 from tgcheat.engine.state import GameState, Phase  # noqa: E402
+from tgcheat.store.budget import GroupBudget  # noqa: E402
 from tgcheat.store.codec import decode  # noqa: E402
 from tgcheat.store.keys import Keys  # noqa: E402
 from tgcheat.table.clock import clock_action  # noqa: E402
@@ -608,7 +610,10 @@ class GameDriver:
         rates = self.telegram.rates
         roll = self.rng.random()
         predictions: list[Predicted]
-        timing_out = bool(deadline) and roll < rates.timeout
+        # A player whose hand waits for the clock (a 429 held it) does not time out: the
+        # driver lets the timer run out only on a player who was told of their turn.
+        told = not await self.awaited_unseen(state)
+        timing_out = bool(deadline) and roll < rates.timeout and told
         if self.hung is not None and (timing_out or not isinstance(action, Play)):
             # Only a play's table edit is held back (any other move waits for its requests).
             self.fake.unhang(self.hung)
@@ -622,7 +627,7 @@ class GameDriver:
         elif isinstance(action, Play):
             canonical = self.canonical_play(state, action)
             predictions = [self.predict("play", state, canonical)]
-            race = bool(deadline) and self.rng.random() < rates.clock_race
+            race = bool(deadline) and self.rng.random() < rates.clock_race and told
             if race:
                 self.stats.faults["clock_race"] += 1
                 CLOCK.reach(deadline)
@@ -799,6 +804,12 @@ class GameDriver:
         cards = pick_by_rank(state.players[play.seat].hand, counts)
         assert cards is not None
         return Play(play.seat, cards, play.rank)
+
+    async def awaited_unseen(self, state: GameState) -> bool:
+        """Whether a player the game waits for has a hand held for the clock."""
+        budget = GroupBudget(self.redis, KEYS)
+        unseen = await retry_redis(lambda: budget.unseen_hands(self.chat_id))
+        return any(state.players[seat].user_id in unseen for seat in awaited(state))
 
     def predict(self, name: str, state: GameState, action: Action) -> Predicted:
         try:
@@ -1082,7 +1093,15 @@ class GameDriver:
                 f"game {self.number}: {reveals} reveal messages for {self.challenges} challenges"
             )
         if results > (1 if finished else 0):
-            self.fail(f"{results} result messages")
+            shown_results = [
+                m.message_id
+                for m in self.fake.bot_messages(self.chat_id, include_deleted=True)
+                if RESULT_MARK in (m.plain_text or "")
+            ]
+            self.fail(
+                f"{results} result messages: "
+                + "; ".join(f"{mid}: {self.requests_on(mid)}" for mid in shown_results)
+            )
         elif finished and results == 0:
             self.stats.lost["results_lost"] += 1
         if problem := await self.stale_table(state):
@@ -1305,6 +1324,9 @@ async def soak(
                 telegram = Telegram(processes, fake, rates, stats, rng)
                 if send_rate > 0:
                     telegram.patience_s = BUDGET_PATIENCE_S
+                    # A turn whose player was not told of it yet does not time out: the
+                    # timeouts the driver forces are the budget-less runs' to check.
+                    rates.timeout = rates.clock_race = 0.0
                 reader = redis_client(servers.url, cluster=cluster)
                 stack.push_async_callback(reader.aclose)
                 flooded, poisoned, killed = (rng.randrange(games) for _ in range(3))

@@ -34,6 +34,7 @@ from tgcheat.store.messages import (
     TABLE_ROLE,
     WITH_BUTTONS,
     WITHOUT_BUTTONS,
+    Added,
     HandMessage,
     hand_role,
 )
@@ -241,7 +242,15 @@ class Publisher:
         showing.table_shown = new is not None
         showing.table_message = new
         if new is not None:
-            await self.store.messages.add(place, MessageIds(table=new))
+            added = await self.store.messages.add(place, MessageIds(table=new), replacing=old)
+            await self._delete_displaced(place, added)
+
+    async def _delete_displaced(self, place: Place, added: Added) -> None:
+        """Another process posted a table anew meanwhile, in place of the same one: one table
+        stays, the one recorded last."""
+        if added.displaced is not None:
+            log.info("chat %s: table %s posted alongside, deleted", place, added.displaced)
+            await self._delete(place, place.chat_id, added.displaced)
 
     async def _still_latest(self, place: Place, version: int, table: int) -> bool:
         """Whether ``version`` is still the stored one and ``table`` its table message: a
@@ -305,11 +314,7 @@ class Publisher:
             replacing=old,
         )
         became_history = added.became_history
-        if added.displaced is not None:
-            # Another process posted a table anew meanwhile, from the same old one: one table
-            # stays, the one recorded last.
-            log.info("chat %s: table %s posted alongside, deleted", place, added.displaced)
-            await self._delete(place, place.chat_id, added.displaced)
+        await self._delete_displaced(place, added)
         if old is None:
             return
         if history is None:
@@ -1060,10 +1065,12 @@ class Publisher:
                 await self.sender.send(place, views.View(line), silent=True, priority=Priority.MUST)
             except ChatFlooded as flooded:
                 rest = held.lines[index:]
-                unshown.clear()
                 await self._hold_group(
                     place, flooded, table=held.table, lines=rest, bury=held.table
                 )
+                # Held again (not before: should Redis fail the hold, they are still unshown,
+                # and the entry keeps them).
+                unshown.clear()
                 await self._hold_hands(place, [(user, HELD) for user in held.hands])
                 return False
             unshown.pop(0)
