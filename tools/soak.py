@@ -172,7 +172,7 @@ KILL_WAIT_S = 5.0
 DEAD_REQUEST_S = 20.0
 #: How long a player waits for a button with a send budget on (the clock shows what the budget
 #: held within a tick or two, unless the games keep asking for more than it allows).
-BUDGET_PATIENCE_S = 5.0
+BUDGET_PATIENCE_S = 10.0
 #: How long the end of the run waits for the clocks to show what is owed or held back.
 SETTLE_S = 30.0
 #: How long past ``--seconds`` the games may still be driving before the tasks are printed.

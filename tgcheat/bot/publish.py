@@ -312,6 +312,7 @@ class Publisher:
             history=line,
             former=old if line is None else None,
             replacing=old,
+            table_version=showing.version,
         )
         became_history = added.became_history
         await self._delete_displaced(place, added)
@@ -1075,9 +1076,19 @@ class Publisher:
                 return False
             unshown.pop(0)
         if held.table:
-            if held.lines:
+            game = session.game
+            result_out = (
+                game is not None
+                and game.phase is Phase.FINISHED
+                and messages.table is not None
+                and messages.table_version >= showing.version
+            )
+            if result_out:
+                # A game's result is never posted twice: lines held from before it follow it.
+                messages = dataclasses.replace(messages, buried=False)
+            elif held.lines:
                 # The table that waited comes below them. (Lines held without the table
-                # follow a table that was out already: a game's result is not posted twice.)
+                # follow a table that was out already.)
                 messages = dataclasses.replace(messages, buried=True)
             if session.lobby is not None:
                 await self.refresh_lobby(place)

@@ -15,7 +15,7 @@ from redis.asyncio import Redis
 
 from tgcheat.store.direct import DirectCommands
 from tgcheat.store.hints import ChatHints
-from tgcheat.store.keys import HISTORY_FIELD, MESSAGE_FIELD, Keys
+from tgcheat.store.keys import HISTORY_FIELD, MESSAGE_FIELD, SHOWN_FIELD, Keys
 from tgcheat.store.scripts import (
     CLEAR_MESSAGES_SCRIPT,
     RECORD_SCRIPT,
@@ -33,6 +33,8 @@ from tgcheat.table.session import MessageIds
 # "old:<user id>:<message id>" (a former hand message left until the game ends) and
 # "btn:<user id>:<message id>" (a hand message last drawn with buttons).
 _TABLE = "table"
+#: The version the table was last drawn from ("m:s:table", kept by RECORD_SCRIPT).
+_TABLE_SHOWN = SHOWN_FIELD[len(MESSAGE_FIELD) :] + _TABLE
 _HAND = "hand:"
 _TOLD = "told:"
 _BURIED = "buried"
@@ -66,6 +68,7 @@ class Messages:
         history: tuple[int, str] | None = None,
         former: int | None = None,
         replacing: int | None = None,
+        table_version: int = 0,
     ) -> Added:
         """Keep the ids of messages just sent (merged into those kept), and ``history``: the
         line a former table message (its id) becomes. Kept only while the session is: ids of
@@ -74,7 +77,8 @@ class Messages:
         process moved the table): it stays. ``displaced``: a new table ``ids`` names was posted
         in place of ``replacing``, but the table kept was another one, not a line of the
         history (another process posted one anew from the same old table): it is no longer
-        the table, and must go."""
+        the table, and must go. ``table_version``: the version the new table was drawn from,
+        kept with its id (unless a newer one is), so that the clock finds it out at once."""
         if ids.empty:
             return Added()
         place = Place.of(where)
@@ -88,6 +92,7 @@ class Messages:
             fields=fields,
             former=former,
             replacing=replacing if ids.table is not None else None,
+            table_version=table_version if ids.table is not None else 0,
         )
         answer = await bounded(self._direct.run_script(self._set, call.keys, call.args))
         if not isinstance(answer, list):
@@ -140,13 +145,12 @@ class Messages:
         )
 
     async def clear(self, where: Where, *, keep_table: bool = False) -> None:
-        """Forget the message ids of a finished game (all but the table's, with
-        ``keep_table``)."""
+        """Forget the message ids of a finished game (all but the table's, and the version it
+        shows, with ``keep_table``: the clock must know its result is out)."""
         place = Place.of(where)
         self._hints.drop_latest(place)
-        call = clear_messages_call(
-            session_key=self._keys.session(place), keep=(TABLE_FIELD,) if keep_table else ()
-        )
+        kept = (TABLE_FIELD, MESSAGE_FIELD + _TABLE_SHOWN) if keep_table else ()
+        call = clear_messages_call(session_key=self._keys.session(place), keep=kept)
         await bounded(self._clear(keys=call.keys, args=call.args))
 
 
@@ -201,6 +205,7 @@ def message_ids(fields: dict[bytes, bytes]) -> MessageIds:
     told: set[int] = set()
     buried = False
     retired: set[tuple[int, int]] = set()
+    table_version = 0
     prefix = len(MESSAGE_FIELD)
     for raw_name, value in fields.items():
         name = raw_name[prefix:].decode()
@@ -208,6 +213,8 @@ def message_ids(fields: dict[bytes, bytes]) -> MessageIds:
             table = int(value)
         elif name == _BURIED:
             buried = value == b"1"
+        elif name == _TABLE_SHOWN:
+            table_version = int(value)
         elif name.startswith(_HAND):
             hands[int(name[len(_HAND) :])] = int(value)
         elif name.startswith(_TOLD):
@@ -215,7 +222,9 @@ def message_ids(fields: dict[bytes, bytes]) -> MessageIds:
         elif name.startswith(_RETIRED):
             user_id, _, message_id = name[len(_RETIRED) :].partition(":")
             retired.add((int(user_id), int(message_id)))
-    return MessageIds(table, hands, frozenset(told), buried, frozenset(retired))
+    return MessageIds(
+        table, hands, frozenset(told), buried, frozenset(retired), table_version=table_version
+    )
 
 
 def message_fields(ids: MessageIds) -> list[tuple[str, int]]:

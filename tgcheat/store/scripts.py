@@ -694,14 +694,18 @@ def read_call(*, session_key: str, update_id: int, first_look: bool, now_ms: int
 # a table posted anew by another process does not delete it (answer 2 for ``former``).
 SET_MESSAGES_SCRIPT = f"""
 if redis.call('EXISTS', KEYS[1]) == 0 then return {{0, 0}} end
-local former, replacing = ARGV[1], ARGV[2]
+local former, replacing, drawn = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local kept = redis.call('HGET', KEYS[1], '{MESSAGE_FIELD}table')
 local displaced = 0
 if replacing ~= '' and kept and kept ~= replacing
     and redis.call('HEXISTS', KEYS[1], '{HISTORY_FIELD}' .. kept) == 0 then
   displaced = tonumber(kept)
 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+local shown = '{SHOWN_FIELD}table'
+if drawn > 0 and drawn > (tonumber(redis.call('HGET', KEYS[1], shown)) or 0) then
+  redis.call('HSET', KEYS[1], shown, drawn)
+end
 local lines = {{}}
 for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
   if string.sub(field, 1, {len(HISTORY_FIELD)}) == '{HISTORY_FIELD}' then
@@ -727,17 +731,20 @@ def set_messages_call(
     fields: Iterable[tuple[str, int | str]],
     former: int | None = None,
     replacing: int | None = None,
+    table_version: int = 0,
 ) -> ScriptCall:
     """SET_MESSAGES_SCRIPT's keys and arguments: the message fields and their values, a
     former table's message id, asked whether it has become a line of the history (answer {2,
     _}), and the table a new one replaces: when the table kept is another (not a line of the
-    history), its id is answered second, to be deleted."""
+    history), its id is answered second, to be deleted; and the version the new table was drawn
+    from, kept as the table's (``m:s:table``) unless a newer one is."""
     return ScriptCall(
         [session_key],  # KEYS[1] the session hash
         [
             "" if former is None else former,  # ARGV[1] a former table's message id
             "" if replacing is None else replacing,  # ARGV[2] the table a new one replaces
-            # ARGV[3..]: field, value, field, value...
+            table_version,  # ARGV[3] the version the new table was drawn from (0: none)
+            # ARGV[4..]: field, value, field, value...
             *(part for field_value in fields for part in field_value),
         ],
     )

@@ -141,6 +141,9 @@ class MessageIds:
     #: came: without buttons, they read as what the hand was then. They go together when the
     #: game ends (one request per player, not one per turn). Only as read from the store.
     retired: frozenset[tuple[int, int]] = frozenset()
+    #: The version of the session the table message was last drawn from (0: not known). Only
+    #: as read from the store.
+    table_version: int = 0
 
     def hand(self, user_id: int) -> int | None:
         return self.hands.get(user_id)
@@ -159,6 +162,7 @@ class MessageIds:
             self.told | other.told,
             other.buried if table_news else self.buried,
             self.retired | other.retired,
+            other.table_version or self.table_version,
         )
 
     @property
