@@ -287,10 +287,10 @@ def test_redact_url() -> None:
     assert redact_url("redis://h:1") == "redis://h:1"
 
 
-def test_the_send_budget_is_off_unless_set() -> None:
-    assert Config.from_env({"TELEGRAM_BOT_TOKEN": TOKEN}, need_webhook=False).send_rate == 0
-    env = {"TELEGRAM_BOT_TOKEN": TOKEN, "TGCHEAT_SEND_RATE": "30"}
-    assert Config.from_env(env, need_webhook=False).send_rate == 30
+def test_the_send_budget_is_telegrams_limit_unless_set() -> None:
+    assert Config.from_env({"TELEGRAM_BOT_TOKEN": TOKEN}, need_webhook=False).send_rate == 30
+    env = {"TELEGRAM_BOT_TOKEN": TOKEN, "TGCHEAT_SEND_RATE": "0"}
+    assert Config.from_env(env, need_webhook=False).send_rate == 0
 
 
 @pytest.mark.parametrize("rate", ["-1", "fast", "nan", "inf"])

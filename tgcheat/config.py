@@ -33,10 +33,9 @@ DEFAULT_WEBHOOK_PATH = "/telegram"
 DEFAULT_DATA_DIR = "./data"
 #: The store's own default (tgcheat.store.keys.KEY_PREFIX); config imports nothing of tgcheat.
 DEFAULT_REDIS_PREFIX = "tgc"
-#: The bot's budget across all chats is off unless set: Telegram's limit is about 30 messages
-#: a second (tgcheat.store.send_budget.TELEGRAM_SEND_RATE), and a budget that binds holds
-#: messages for the clock, which a slow bot under a long overload does not catch up with yet.
-DEFAULT_SEND_RATE = 0.0
+#: The bot's budget across all chats: Telegram's limit, about 30 messages a second
+#: (tgcheat.store.send_budget.TELEGRAM_SEND_RATE; config imports nothing of tgcheat).
+DEFAULT_SEND_RATE = 30.0
 DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 DEFAULT_BASE_FILE_URL = "https://api.telegram.org/file/bot"
 # The web server answers the platform's health check here; the webhook must not take it.
@@ -95,8 +94,8 @@ class Config:
     """TGCHEAT_REDIS_PREFIX: what the name of every key the bot keeps in Redis starts with."""
     send_rate: float = DEFAULT_SEND_RATE
     """TGCHEAT_SEND_RATE: the bot's budget of messages a second across all chats, shared by
-    its processes (sends, edits and deletions; 0, the default: none but Telegram's own 429s;
-    30 is Telegram's limit)."""
+    its processes (sends, edits and deletions; 30 by default, Telegram's limit; 0: none but
+    Telegram's own 429s)."""
 
     @property
     def webhook_path(self) -> str:

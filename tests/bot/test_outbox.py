@@ -373,3 +373,25 @@ async def test_an_older_edit_of_a_table_deleted_by_the_end_posts_no_second_table
         if "played out their hand and wins" in m.seen_text or "pile:" in m.seen_text
     ]
     assert len(tables) == 1 and "wins" in tables[0].seen_text
+
+
+async def test_lines_held_from_before_a_result_follow_it_without_posting_it_again(
+    bot: BotHarness,
+) -> None:
+    """A line and the table held for the clock (by the send budget, a flood wait) from before
+    the game ended: the clock shows the line after the result, which stays where it is."""
+    state = state_with([cards("A♣"), cards("2♣", "7♦"), cards("3♣", "8♦")], rest_to=2)
+    await _seat(bot, state)
+    await play(bot, ANN, [Rank.ACE])  # her last card, and a true one
+    now = int(time.time() * 1000)
+    await bot.store.budget.hold(
+        GROUP_ID, now, now, group_flooded=False, table=True, lines=["an earlier line"]
+    )
+    await bot.press(BOB, GROUP_ID, has_op(Op.CHALLENGE))
+    assert (await game_state(bot)).phase is Phase.FINISHED
+
+    await _timers(bot).refresh_deferred_tables(now + 1_000)
+    texts = [m.plain_text or "" for m in bot.fake.bot_messages(GROUP_ID, include_deleted=True)]
+    assert sum("played out their hand and wins" in text for text in texts) == 1
+    assert "an earlier line" in texts[-1]
+    assert _answer_buttons(bot) == []

@@ -15,7 +15,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -50,6 +50,8 @@ from tgcheat.table.transitions import end_without_group
 __all__ = ["UNREACHABLE", "Publisher", "must_show", "wall_clock_ms"]
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: A hand job's result when the player's private chat cannot be reached.
 UNREACHABLE = -1
@@ -242,13 +244,16 @@ class Publisher:
         showing.table_shown = new is not None
         showing.table_message = new
         if new is not None:
-            added = await self.store.messages.add(place, MessageIds(table=new), replacing=old)
-            await self._delete_displaced(place, added)
+            # Kept through a Redis restart: a table posted and not kept would keep its buttons.
+            added = await _through_a_redis_restart(
+                lambda: self.store.messages.add(place, MessageIds(table=new), replacing=old)
+            )
+            await self._delete_displaced(place, added, new)
 
-    async def _delete_displaced(self, place: Place, added: Added) -> None:
+    async def _delete_displaced(self, place: Place, added: Added, new: int) -> None:
         """Another process posted a table anew meanwhile, in place of the same one: one table
-        stays, the one recorded last."""
-        if added.displaced is not None:
+        stays, the one recorded last (``new``, this one's, when a write was tried again)."""
+        if added.displaced is not None and added.displaced != new:
             log.info("chat %s: table %s posted alongside, deleted", place, added.displaced)
             await self._delete(place, place.chat_id, added.displaced)
 
@@ -306,16 +311,19 @@ class Publisher:
         showing.table_shown = True
         showing.table_message = new
         line = (old, history) if old is not None and history is not None else None
-        added = await self.store.messages.add(
-            place,
-            MessageIds(table=new),
-            history=line,
-            former=old if line is None else None,
-            replacing=old,
-            table_version=showing.version,
+        # Kept through a Redis restart: a table posted and not kept would keep its buttons.
+        added = await _through_a_redis_restart(
+            lambda: self.store.messages.add(
+                place,
+                MessageIds(table=new),
+                history=line,
+                former=old if line is None else None,
+                replacing=old,
+                table_version=showing.version,
+            )
         )
         became_history = added.became_history
-        await self._delete_displaced(place, added)
+        await self._delete_displaced(place, added, new)
         if old is None:
             return
         if history is None:
@@ -1097,14 +1105,13 @@ class Publisher:
         return True
 
 
-async def _through_a_redis_restart(job: Callable[[], Awaitable[Any]]) -> None:
+async def _through_a_redis_restart(job: Callable[[], Awaitable[T]]) -> T:
     """``job`` (a write that keeps what players must see), tried again while Redis restarts,
     for ``SETTLE_TRIES_S`` at most: given up, it would be lost or shown twice."""
     delay, give_up = 0.05, time.monotonic() + SETTLE_TRIES_S
     while True:
         try:
-            await job()
-            return
+            return await job()
         except (RedisConnectionError, RedisTimeoutError):
             if time.monotonic() > give_up:
                 raise
