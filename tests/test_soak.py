@@ -38,3 +38,26 @@ def test_a_short_soak_reports_no_violation() -> None:
     # What players must see was shown in the end, and no table was left showing an old state.
     assert figures["reveals_lost"] == 0 and figures["results_lost"] == 0
     assert figures["tables_stale"] == 0, figures["stale_examples"]
+
+
+def test_a_short_soak_with_the_send_budget_binding_loses_and_leaves_nothing() -> None:
+    """Computer players at machine speed ask for far more than 30 messages a second: the
+    budget refuses and holds most of them for the clock, and nothing is lost or left stale."""
+    run = subprocess.run(
+        [
+            *(sys.executable, str(SOAK), "--games", "3", "--seed", "4", "--seconds", "8"),
+            *("--send-rate", "30", "--json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=SOAK.parents[1],
+    )
+    assert run.stdout.strip(), run.stderr[-3000:]
+    figures = json.loads(run.stdout.strip().splitlines()[-1])
+    assert figures["violations"] == 0, figures["violation_examples"]
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert figures["games_dealt"] == 3
+    assert figures["moves"].get("play", 0) > 0
+    assert figures["reveals_lost"] == 0 and figures["results_lost"] == 0
+    assert figures["tables_stale"] == 0, figures["stale_examples"]
