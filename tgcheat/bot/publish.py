@@ -278,75 +278,64 @@ class Publisher:
         sequence's tokens at its first request: an old table never keeps its buttons because
         the budget refused its edit)."""
         with self.sender.together(_table_post_cost(old, history)):
-            await self._post_table_whole(place, old, view, history=history, showing=showing)
-
-    async def _post_table_whole(
-        self,
-        place: Place,
-        old: int | None,
-        view: views.View,
-        *,
-        history: str | None,
-        showing: _Showing,
-    ) -> None:
-        try:
-            if old is None and history is not None:
-                await self.sender.send(
-                    place, views.View(history), silent=True, priority=Priority.MUST
-                )
-                showing.line_shown(history)
-                history = None
-            new = await self.sender.send(place, view, priority=Priority.MUST)
-        except ChatFlooded as flooded:
-            held = showing.held(_some(history))
-            await self._hold_group(place, flooded, table=True, lines=held, bury=True)
-            return
-        except TelegramError:
-            if not showing.owed:
-                await self._refresh_later(place)
-            raise
-        if new is None:
-            return
-        showing.table = False
-        showing.table_shown = True
-        showing.table_message = new
-        line = (old, history) if old is not None and history is not None else None
-        # Kept through a Redis restart: a table posted and not kept would keep its buttons.
-        added = await _through_a_redis_restart(
-            lambda: self.store.messages.add(
-                place,
-                MessageIds(table=new),
-                history=line,
-                former=old if line is None else None,
-                replacing=old,
-                table_version=showing.version,
-            )
-        )
-        became_history = added.became_history
-        await self._delete_displaced(place, added, new)
-        if old is None:
-            return
-        if history is None:
-            if not became_history:
-                await self._delete(place, place.chat_id, old)
-            return
-        try:
-            if await self.sender.edit(place, old, views.View(history)) is Edit.GONE:
-                await self.sender.send(place, views.View(history), silent=True)
-        except ChatFlooded as flooded:
-            if showing.owed:
-                await self._history_failed(place, old, showing, flooded.until_ms)
+            try:
+                if old is None and history is not None:
+                    await self.sender.send(
+                        place, views.View(history), silent=True, priority=Priority.MUST
+                    )
+                    showing.line_shown(history)
+                    history = None
+                new = await self.sender.send(place, view, priority=Priority.MUST)
+            except ChatFlooded as flooded:
+                held = showing.held(_some(history))
+                await self._hold_group(place, flooded, table=True, lines=held, bury=True)
                 return
-            # The new table is out (posting it again would repeat a game's result): the line
-            # follows it when the wait is over.
-            await self._hold_group(place, flooded, lines=[history])
-            return
-        except TelegramError:
-            if not showing.owed:
+            except TelegramError:
+                if not showing.owed:
+                    await self._refresh_later(place)
                 raise
-            await self._history_failed(place, old, showing, self.sender.clock())
-            raise
-        showing.line_shown(history)
+            if new is None:
+                return
+            showing.table = False
+            showing.table_shown = True
+            showing.table_message = new
+            line = (old, history) if old is not None and history is not None else None
+            # Kept through a Redis restart: a table posted and not kept would keep its buttons.
+            added = await _through_a_redis_restart(
+                lambda: self.store.messages.add(
+                    place,
+                    MessageIds(table=new),
+                    history=line,
+                    former=old if line is None else None,
+                    replacing=old,
+                    table_version=showing.version,
+                )
+            )
+            became_history = added.became_history
+            await self._delete_displaced(place, added, new)
+            if old is None:
+                return
+            if history is None:
+                if not became_history:
+                    await self._delete(place, place.chat_id, old)
+                return
+            try:
+                if await self.sender.edit(place, old, views.View(history)) is Edit.GONE:
+                    await self.sender.send(place, views.View(history), silent=True)
+            except ChatFlooded as flooded:
+                if showing.owed:
+                    await self._history_failed(place, old, showing, flooded.until_ms)
+                    return
+                # The new table is out (posting it again would repeat a game's result): the line
+                # follows it when the wait is over.
+                await self._hold_group(place, flooded, lines=[history])
+                return
+            except TelegramError:
+                if not showing.owed:
+                    raise
+                await self._history_failed(place, old, showing, self.sender.clock())
+                raise
+            showing.line_shown(history)
 
     async def _history_failed(
         self, place: Place, old: int, showing: _Showing, until_ms: int
@@ -539,31 +528,22 @@ class Publisher:
         history = lines[0] if lines else None
         cost = len(lines[1:]) + _table_post_cost(messages.table, history)
         with self.sender.together(cost):
-            await self._move_table_down_whole(session, state, messages, lines, showing)
-
-    async def _move_table_down_whole(
-        self,
-        session: Session,
-        state: GameState,
-        messages: MessageIds,
-        lines: list[str],
-        showing: _Showing,
-    ) -> None:
-        place = session.place
-        for index, line in enumerate(lines[1:], start=1):
-            try:
-                await self.sender.send(place, views.View(line), silent=True, priority=Priority.MUST)
-            except ChatFlooded as flooded:
-                unshown = showing.held([lines[0], *lines[index:]])
-                await self._hold_group(place, flooded, table=True, lines=unshown, bury=True)
-                return
-            showing.line_shown(line)
-        tr = translator(session.language)
-        view = views.table_view(tr, session, state, self.bot_username, self.clock())
-        # The new table's id is kept before the old message becomes history: a re-delivery
-        # that catches up meanwhile then edits the new table, or the old one before its line.
-        history = lines[0] if lines else None
-        await self._post_table(place, messages.table, view, history=history, showing=showing)
+            place = session.place
+            for index, line in enumerate(lines[1:], start=1):
+                try:
+                    await self.sender.send(
+                        place, views.View(line), silent=True, priority=Priority.MUST
+                    )
+                except ChatFlooded as flooded:
+                    unshown = showing.held([lines[0], *lines[index:]])
+                    await self._hold_group(place, flooded, table=True, lines=unshown, bury=True)
+                    return
+                showing.line_shown(line)
+            tr = translator(session.language)
+            view = views.table_view(tr, session, state, self.bot_username, self.clock())
+            # The new table's id is kept before the old message becomes history: a re-delivery
+            # that catches up meanwhile then edits the new table, or the old one before its line.
+            await self._post_table(place, messages.table, view, history=history, showing=showing)
 
     async def show_anew(self, session: Session, state: GameState, version: int) -> None:
         """Post the table and every hand as new messages (the group's chat id changed)."""
@@ -886,20 +866,15 @@ class Publisher:
         """Announcements, each a message that notifies; in a flood wait, those not sent wait
         for the clock."""
         with self.sender.together(len(lines)):
-            await self._announce_whole(place, lines, showing)
-
-    async def _announce_whole(
-        self, place: Place, lines: Sequence[str], showing: _Showing | None
-    ) -> None:
-        for index, line in enumerate(lines):
-            try:
-                await self.sender.send(place, views.View(line), priority=Priority.MUST)
-            except ChatFlooded as flooded:
-                held = showing.held(lines[index:]) if showing is not None else lines[index:]
-                await self._hold_group(place, flooded, table=True, lines=held, bury=True)
-                return
-            if showing is not None:
-                showing.line_shown(line)
+            for index, line in enumerate(lines):
+                try:
+                    await self.sender.send(place, views.View(line), priority=Priority.MUST)
+                except ChatFlooded as flooded:
+                    held = showing.held(lines[index:]) if showing is not None else lines[index:]
+                    await self._hold_group(place, flooded, table=True, lines=held, bury=True)
+                    return
+                if showing is not None:
+                    showing.line_shown(line)
 
     async def _record(
         self,

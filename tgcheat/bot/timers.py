@@ -73,7 +73,10 @@ class Timers:
         if before is None:
             await self.store.clock.forget(place)
             return
-        unseen = await self.store.budget.unseen_hands(place)
+        # Whose hand is not shown yet matters only to a game's deadline that is due (not to a
+        # lobby's, nor to a computer player's move): read only then.
+        deadline_due = before.live_game is not None and 0 < before.deadline_ms <= now
+        unseen = await self.store.budget.unseen_hands(place) if deadline_due else frozenset()
         committed = await self.store.transact(
             place,
             lambda session: table.tick(session, now, rng=self.rng, unseen=unseen),

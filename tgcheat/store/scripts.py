@@ -473,6 +473,23 @@ RELEASE_SCRIPT = (
     + """
 local bucket, key, chat = KEYS[1], KEYS[3], ARGV[1]
 local per_minute, now = tonumber(ARGV[2]), tonumber(ARGV[3])
+
+-- What is released becomes an entry of its own among those ``kept``, leased to this process;
+-- the clock looks again at ``wake`` or when the lease is over, whichever comes first.
+local function released(kept, lines, hands, gone, table_flag, wake)
+  local token = -now
+  local taken_until = now + tonumber(ARGV[4])
+  kept[#kept + 1] = {
+    v = token, ['until'] = taken_until, lines = lines, hands = hands, gone = gone,
+    table = table_flag,
+  }
+  redis.call('HSET', key, 'out', cjson.encode(kept))
+  keep(key, 600000)
+  redis.call('ZADD', KEYS[2], math.min(wake or taken_until, taken_until), chat)
+  local function listed(items) return #items > 0 and cjson.encode(items) or '' end
+  return {1, table_flag, listed(lines), listed(hands), listed(gone), token}
+end
+
 local held = redis.call('HMGET', key, 'table', 'lines', 'hands', 'gone', 'out')
 local outbox = entries(held[5])
 local due_lines, due_hands, later = {}, {}, {}
@@ -514,37 +531,14 @@ if table_waits or #due_lines > 0 or #held_lines > 0 then
     local alone, old = entries(held[3]), entries(held[4])
     if #alone == 0 and #old == 0 then return {0} end
     redis.call('HDEL', key, 'hands', 'gone')
-    local token = -now
-    local taken_until = now + tonumber(ARGV[4])
     for i, hand in ipairs(alone) do alone[i] = tostring(hand) end
-    outbox[#outbox + 1] = {
-      v = token, ['until'] = taken_until, lines = {}, hands = alone, gone = old, table = 0,
-    }
-    redis.call('HSET', key, 'out', cjson.encode(outbox))
-    keep(key, 600000)
-    redis.call('ZADD', KEYS[2], math.min(group_due, taken_until), chat)
-    local hands = #alone > 0 and cjson.encode(alone) or ''
-    local gone = #old > 0 and cjson.encode(old) or ''
-    return {1, 0, '', hands, gone, token}
+    return released(outbox, {}, alone, old, 0, group_due)
   end
 end
 for _, line in ipairs(held_lines) do due_lines[#due_lines + 1] = line end
 for _, hand in ipairs(held_hands) do due_hands[#due_hands + 1] = tostring(hand) end
 redis.call('HDEL', key, 'table', 'lines', 'hands', 'gone')
-local token = -now
-local taken_until = now + tonumber(ARGV[4])
-later[#later + 1] = {
-  v = token, ['until'] = taken_until, lines = due_lines, hands = due_hands,
-  gone = due_gone, table = table_waits and 1 or 0,
-}
-if not next_lease or taken_until < next_lease then next_lease = taken_until end
-redis.call('HSET', key, 'out', cjson.encode(later))
-keep(key, 600000)
-redis.call('ZADD', KEYS[2], next_lease, chat)
-local lines = #due_lines > 0 and cjson.encode(due_lines) or ''
-local hands = #due_hands > 0 and cjson.encode(due_hands) or ''
-local gone = #due_gone > 0 and cjson.encode(due_gone) or ''
-return {1, table_waits and 1 or 0, lines, hands, gone, token}
+return released(later, due_lines, due_hands, due_gone, table_waits and 1 or 0, next_lease)
 """
 )
 
