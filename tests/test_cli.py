@@ -453,6 +453,49 @@ def test_set_webhook_sets_the_menu_button_to_the_mini_app(tmp_path: Path, api: F
 @needs_bot_app
 def test_set_webhook_with_the_real_bot(tmp_path: Path, api: FakeBotApi) -> None:
     check_set_webhook(tmp_path, api, fake_bot=False)
+    asked = json.loads(api.params("setWebhook")["allowed_updates"])
+    assert sorted(asked) == sorted(set(asked)), asked
+    assert set(asked) == _update_kinds_handled_by_the_real_bot()
+
+
+def _update_kinds_handled_by_the_real_bot() -> set[str]:
+    """The kinds of update (``Update``'s fields, as ``allowed_updates`` names them) that the
+    real application has a handler for: the bot must ask Telegram for these and no others (an
+    update asked for and not handled is a webhook request for nothing)."""
+    from telegram.ext import (
+        BaseHandler,
+        CallbackQueryHandler,
+        ChatMemberHandler,
+        CommandHandler,
+        MessageHandler,
+    )
+
+    from tgcheat.bot.app import build_application
+
+    config = Config(telegram_bot_token="123:abc", redis_url="redis://localhost:1/0")
+    application = build_application(config, cast(Any, aioredis.Redis()), send_rate=0)
+    member_kinds = {
+        ChatMemberHandler.MY_CHAT_MEMBER: {"my_chat_member"},
+        ChatMemberHandler.CHAT_MEMBER: {"chat_member"},
+        ChatMemberHandler.ANY_CHAT_MEMBER: {"my_chat_member", "chat_member"},
+    }
+    handled: set[str] = set()
+    handlers: list[BaseHandler[Any, Any, Any]] = [
+        handler for group in application.handlers.values() for handler in group
+    ]
+    assert handlers
+    for handler in handlers:
+        if isinstance(handler, CallbackQueryHandler):
+            handled.add("callback_query")
+        elif isinstance(handler, ChatMemberHandler):
+            handled |= member_kinds[handler.chat_member_types]
+        elif isinstance(handler, (CommandHandler, MessageHandler)):
+            # Commands and service messages in groups and private chats; edited messages are
+            # not acted on (a command edited after it was sent is not a new request).
+            handled.add("message")
+        else:
+            pytest.fail(f"a handler of unknown update kinds: {handler!r}")
+    return handled
 
 
 def test_serve_processes_updates_and_stops_on_sigterm(

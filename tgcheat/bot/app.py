@@ -48,8 +48,9 @@ POLLING_BACKOFF = 4
 #: How long stopping waits for the clock to end after cancelling it, before cancelling again.
 CLOCK_STOP_WAIT_S = 0.5
 
-#: The updates the bot asks Telegram for (setWebhook / getUpdates).
-ALLOWED_UPDATES: list[str] = ["message", "callback_query", "my_chat_member", "chat_member"]
+#: The updates the bot asks Telegram for (setWebhook / getUpdates): those its handlers handle,
+#: no more (a player leaving the group arrives as a message, `left_chat_member`).
+ALLOWED_UPDATES: list[str] = ["message", "callback_query", "my_chat_member"]
 
 GROUP_COMMANDS = (
     ("new", N_("Open a new game of Cheat")),
