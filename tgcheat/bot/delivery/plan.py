@@ -1,0 +1,353 @@
+"""What a place's chats should show, what Telegram has confirmed they show, and the requests
+that bring the one to the other: pure functions, no I/O.
+
+A place (a group, or a forum topic) shows a few **slots** — the table in the group, each
+player's hand in their private chat — each one message kept up to date in place, and **lines**:
+messages of their own posted once each, in order (a reveal, a pass, a notice). ``Desired`` is
+what the stored session says should be there; ``Shown`` is what Telegram confirmed; ``plan``
+lists the requests, most urgent first, grouped in ``Step``s that take their budget tokens
+together; ``confirmed`` folds what Telegram answered into ``Shown``. A request answered
+``GONE`` (a message a person deleted) ends its step: the rest of it was planned on that
+message, and the place is planned again. Running the plan again after
+any failure (a 429, a timeout, a process that died) continues from what was confirmed: the same
+desired state and the same shown record always give the same plan.
+
+The request savings are rules of ``plan``, in one place:
+
+- an edit whose content matches what is shown is not sent;
+- a slot's message is sent anew only when its epoch moved (a notification is owed: the table
+  moving below a reveal, a player's turn) or when it was buried or lost, else edited;
+- when the table moves below new lines, its old message becomes the first of them (one edit
+  instead of a deletion and a message);
+- a former message that should leave is retired before its successor is posted, so a chat
+  never shows two messages with a slot's buttons;
+- former messages kept until the end (hands without buttons) go in one request per chat.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+
+from tgcheat.bot.views.base import View
+from tgcheat.store.send_budget import Priority
+
+#: A chat's id: a group, or a person's private chat.
+Chat = int
+
+
+def digest(view: View) -> str:
+    """What a message shows, in a few bytes: equal views have equal digests."""
+    payload = json.dumps(
+        [view.text, view.markup], ensure_ascii=False, sort_keys=True, separators=(",", ":")
+    )
+    return hashlib.blake2b(payload.encode(), digest_size=12).hexdigest()
+
+
+# --- desired ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WantedSlot:
+    """One message a chat should show, kept up to date in place."""
+
+    #: Which slot: ``"table"``, or ``"hand:<user id>"``.
+    name: str
+    chat: Chat
+    #: A new message at each epoch (it notifies); within an epoch, edits.
+    epoch: int
+    view: View
+    #: The priority of posting it anew (an edit within its epoch goes at ``edit_priority``).
+    priority: Priority = Priority.MUST
+    edit_priority: Priority = Priority.TABLE
+    #: The slot stays the chat's last message: a line posted below it moves it down.
+    stays_last: bool = False
+    #: What its former message becomes when a new one replaces it: this view (a record of
+    #: what it showed, without buttons), or None: it is deleted.
+    former: View | None = None
+    #: A former message that was given ``former`` is kept until the place's messages are
+    #: cleared (``Desired.clear_former``), then deleted with the others in one request.
+    keep_former: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class WantedLine:
+    """A message of its own, posted once (a reveal, a pass, a notice)."""
+
+    #: Its number in the session's log: lines are posted in this order, each once.
+    seq: int
+    chat: Chat
+    view: View
+
+
+@dataclass(frozen=True, slots=True)
+class Desired:
+    slots: tuple[WantedSlot, ...] = ()
+    #: The log's lines (those posted already are skipped by their numbers).
+    lines: tuple[WantedLine, ...] = ()
+    #: The game is over: former messages kept until now are deleted.
+    clear_former: bool = False
+
+
+# --- shown -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ShownSlot:
+    chat: Chat
+    message_id: int
+    epoch: int
+    digest: str
+    #: A message was posted in its chat below it.
+    buried: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """What Telegram confirmed the place's chats show."""
+
+    slots: Mapping[str, ShownSlot] = field(default_factory=dict)
+    #: The number of the last line posted in each chat.
+    last_line: Mapping[Chat, int] = field(default_factory=dict)
+    #: Former messages kept until the place's messages are cleared, by chat.
+    kept: Mapping[Chat, tuple[int, ...]] = field(default_factory=dict)
+
+    def posted_up_to(self, chat: Chat) -> int:
+        return self.last_line.get(chat, 0)
+
+
+# --- the requests ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class OfSlot:
+    """A request that shows a slot's message at ``epoch``."""
+
+    name: str
+    epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class OfLine:
+    """A request that shows line ``seq``."""
+
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class OfFormer:
+    """A request that turns slot ``name``'s former message into its record."""
+
+    name: str
+
+
+Role = OfSlot | OfLine | OfFormer
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    chat: Chat
+    view: View
+    role: OfSlot | OfLine
+    #: Without a notification.
+    silent: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class EditTo:
+    chat: Chat
+    message_id: int
+    view: View
+    #: The slot's own message edited; a former message becoming a line, or its record.
+    role: Role
+
+
+@dataclass(frozen=True, slots=True)
+class Delete:
+    chat: Chat
+    message_ids: tuple[int, ...]
+
+
+Request = Send | EditTo | Delete
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """Requests made in order, whose budget tokens are taken together: refused whole or not
+    at all (a table never loses its old message without its new one being paid for)."""
+
+    requests: tuple[Request, ...]
+    priority: Priority
+    #: The chat whose budget pays (a group's budget counts all of its requests).
+    chat: Chat
+
+    @property
+    def cost(self) -> int:
+        return len(self.requests)
+
+
+def plan(desired: Desired, shown: Shown) -> list[Step]:
+    """The steps that bring ``shown`` to ``desired``, most urgent first: what a player must
+    see to act (lines and slots posted anew), then edits, then clearing up."""
+    steps: list[Step] = []
+    pending = _pending_lines(desired, shown)
+    slots_by_chat: dict[Chat, list[WantedSlot]] = {}
+    for slot in desired.slots:
+        slots_by_chat.setdefault(slot.chat, []).append(slot)
+    wanted_names = {slot.name for slot in desired.slots}
+    moving: list[Step] = []
+    edits: list[Step] = []
+    for chat in _chats(desired, shown, pending):
+        lines = pending.get(chat, [])
+        slots = slots_by_chat.get(chat, [])
+        anew = [slot for slot in slots if _needs_new_message(slot, shown, bool(lines))]
+        if lines or anew:
+            moving.append(_move(chat, lines, anew, shown))
+        for slot in slots:
+            if slot in anew:
+                continue
+            current = shown.slots.get(slot.name)
+            if current is not None and current.digest != digest(slot.view):
+                edit = EditTo(chat, current.message_id, slot.view, OfSlot(slot.name, slot.epoch))
+                edits.append(Step((edit,), slot.edit_priority, chat))
+    steps.extend(sorted(moving, key=lambda step: step.priority))
+    steps.extend(sorted(edits, key=lambda step: step.priority))
+    steps.extend(_retire_unwanted(shown, wanted_names))
+    if desired.clear_former:
+        steps.extend(
+            Step((Delete(chat, ids),), Priority.LATER, chat)
+            for chat, ids in sorted(shown.kept.items())
+            if ids
+        )
+    return steps
+
+
+def _chats(desired: Desired, shown: Shown, pending: Mapping[Chat, list[WantedLine]]) -> list[Chat]:
+    """The place's chats, the group (the table's) first, in a stable order."""
+    chats: list[Chat] = []
+    for chat in [slot.chat for slot in desired.slots] + list(pending):
+        if chat not in chats:
+            chats.append(chat)
+    return chats
+
+
+def _pending_lines(desired: Desired, shown: Shown) -> dict[Chat, list[WantedLine]]:
+    pending: dict[Chat, list[WantedLine]] = {}
+    for line in sorted(desired.lines, key=lambda line: line.seq):
+        if line.seq > shown.posted_up_to(line.chat):
+            pending.setdefault(line.chat, []).append(line)
+    return pending
+
+
+def _needs_new_message(slot: WantedSlot, shown: Shown, lines_below: bool) -> bool:
+    current = shown.slots.get(slot.name)
+    if current is None or current.epoch < slot.epoch:
+        return True
+    return slot.stays_last and (current.buried or lines_below)
+
+
+def _move(chat: Chat, lines: list[WantedLine], anew: list[WantedSlot], shown: Shown) -> Step:
+    """One chat's lines and the slots posted anew below them. Each former message is retired
+    first (so two messages never carry a slot's buttons): the first former message that is
+    to be deleted becomes the first line instead (one request saved)."""
+    requests: list[Request] = []
+    rest = list(lines)
+    for slot in anew:
+        current = shown.slots.get(slot.name)
+        if current is None:
+            continue
+        if slot.former is None and rest:
+            line = rest.pop(0)
+            requests.append(EditTo(chat, current.message_id, line.view, OfLine(line.seq)))
+        elif slot.former is not None:
+            requests.append(EditTo(chat, current.message_id, slot.former, OfFormer(slot.name)))
+        else:
+            requests.append(Delete(chat, (current.message_id,)))
+    requests.extend(Send(chat, line.view, silent=True, role=OfLine(line.seq)) for line in rest)
+    requests.extend(
+        Send(chat, slot.view, silent=False, role=OfSlot(slot.name, slot.epoch)) for slot in anew
+    )
+    priority = min((slot.priority for slot in anew), default=Priority.MUST)
+    return Step(tuple(requests), priority, chat)
+
+
+def _retire_unwanted(shown: Shown, wanted: set[str]) -> Iterable[Step]:
+    """Slots shown that the session no longer has (a finished lobby's, a player who left):
+    their messages go."""
+    for name, current in sorted(shown.slots.items()):
+        if name not in wanted:
+            chat = current.chat
+            yield Step((Delete(chat, (current.message_id,)),), Priority.LATER, chat)
+
+
+# --- what Telegram confirmed -----------------------------------------------------------------
+
+
+#: An edit's or a deletion's answer: the message is not there (deleted by a person, too old).
+GONE = -1
+
+
+def confirmed(shown: Shown, desired: Desired, request: Request, answer: int | None) -> Shown:
+    """``shown`` once Telegram answered ``request``: a sent message's id, ``None`` for an edit
+    or a deletion done, ``GONE`` for a message that was not there."""
+    if isinstance(request, Send):
+        assert answer is not None and answer != GONE
+        return _sent(shown, desired, request, answer)
+    if isinstance(request, EditTo):
+        return _edited(shown, desired, request, answer)
+    gone = set(request.message_ids)
+    slots = {name: slot for name, slot in shown.slots.items() if slot.message_id not in gone}
+    kept = {chat: tuple(i for i in ids if i not in gone) for chat, ids in shown.kept.items()}
+    return Shown(slots, shown.last_line, {chat: ids for chat, ids in kept.items() if ids})
+
+
+def buried(shown: Shown, chat: Chat) -> Shown:
+    """``shown`` once another message was posted in ``chat`` (a reply to a command): the
+    slots there are no longer its last messages."""
+    slots = {
+        name: replace(slot, buried=True) if slot.chat == chat else slot
+        for name, slot in shown.slots.items()
+    }
+    return Shown(slots, shown.last_line, shown.kept)
+
+
+def _sent(shown: Shown, desired: Desired, request: Send, message_id: int) -> Shown:
+    slots = dict(buried(shown, request.chat).slots)
+    last_line = dict(shown.last_line)
+    role = request.role
+    if isinstance(role, OfLine):
+        last_line[request.chat] = role.seq
+    else:
+        slots[role.name] = ShownSlot(request.chat, message_id, role.epoch, digest(request.view))
+    return Shown(slots, last_line, shown.kept)
+
+
+def _edited(shown: Shown, desired: Desired, request: EditTo, answer: int | None) -> Shown:
+    slots = dict(shown.slots)
+    last_line = dict(shown.last_line)
+    kept = dict(shown.kept)
+    role = request.role
+    owner = next(
+        (name for name, slot in slots.items() if slot.message_id == request.message_id), None
+    )
+    if isinstance(role, OfSlot):
+        if answer == GONE:
+            slots.pop(role.name, None)
+        elif role.name in slots:
+            slots[role.name] = replace(slots[role.name], digest=digest(request.view))
+        return Shown(slots, last_line, kept)
+    if owner is not None:
+        slots.pop(owner)
+    if isinstance(role, OfLine):
+        # A former message that was gone did not become the line: it is posted on its own.
+        if answer != GONE:
+            last_line[request.chat] = role.seq
+    elif answer != GONE and _keeps_former(desired, role.name):
+        kept[request.chat] = (*kept.get(request.chat, ()), request.message_id)
+    return Shown(slots, last_line, kept)
+
+
+def _keeps_former(desired: Desired, name: str) -> bool:
+    return any(slot.name == name and slot.keep_former for slot in desired.slots)
