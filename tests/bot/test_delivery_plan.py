@@ -14,105 +14,29 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.support.model_telegram import ModelTelegram, live
 from tgcheat.bot.delivery.plan import (
     GONE,
     Delete,
     Desired,
     EditTo,
     OfLine,
-    Request,
     Send,
     Shown,
     WantedLine,
     WantedSlot,
     buried,
-    confirmed,
     digest,
     plan,
 )
-from tgcheat.bot.views.base import View, button, keyboard
+from tgcheat.bot.views.base import View
 from tgcheat.store.send_budget import Priority
 
 GROUP = -1001
 PLAYERS = (11, 12, 13)
-#: How often one sync plans again after finding a message gone.
-MAX_PLANS = 3
-
-
-class Refused(Exception):
-    """Telegram refused a request (a 429, a 5xx, a timeout): nothing changed."""
-
-
-@dataclass
-class ModelTelegram:
-    #: chat -> message id -> what it shows, in the order sent (ids grow).
-    chats: dict[int, dict[int, View]] = field(default_factory=dict)
-    next_id: int = 1
-    #: Whether each next request fails (consumed in order; then all go through).
-    failures: list[bool] = field(default_factory=list)
-    #: Each line's number, each time it was shown (sent, or a message edited into it).
-    lines_shown: list[int] = field(default_factory=list)
-
-    def answer(self, request: Request) -> int | None:
-        if self.failures and self.failures.pop(0):
-            raise Refused
-        chat = self.chats.setdefault(request.chat, {})
-        if isinstance(request, Send):
-            message_id, self.next_id = self.next_id, self.next_id + 1
-            chat[message_id] = request.view
-            self._check(request.chat, request.view)
-            return message_id
-        if isinstance(request, EditTo):
-            if request.message_id not in chat:
-                return GONE
-            chat[request.message_id] = request.view
-            self._check(request.chat, request.view)
-            return None
-        for message_id in request.message_ids:
-            chat.pop(message_id, None)
-        return None
-
-    def _check(self, chat: int, view: View) -> None:
-        """What must hold after every request, not only in the end."""
-        with_buttons = [v for v in self.chats[chat].values() if v.markup is not None]
-        assert len(with_buttons) <= 1, f"chat {chat} shows two messages with buttons"
-        if view.text.startswith("line "):
-            seq = int(view.text.split()[1])
-            assert seq not in self.lines_shown, f"line {seq} shown twice"
-            self.lines_shown.append(seq)
-
-
-def sync(desired: Desired, shown: Shown, telegram: ModelTelegram, group_tokens: int) -> Shown:
-    """One sync as the bot runs it: the plan's steps in order, each paid for whole from the
-    group's budget when it is the group's; the first failure ends the sync (the rest is due);
-    a message found gone ends its step, and the place is planned again."""
-    for _ in range(MAX_PLANS):
-        for step in plan(desired, shown):
-            if step.chat == GROUP:
-                if step.cost > group_tokens:
-                    continue
-                group_tokens -= step.cost
-            for request in step.requests:
-                try:
-                    answer = telegram.answer(request)
-                except Refused:
-                    return shown
-                shown = confirmed(shown, desired, request, answer)
-                if answer == GONE:
-                    break
-            else:
-                continue
-            break
-        else:
-            return shown
-    return shown
 
 
 # --- a game's desired states -----------------------------------------------------------------
-
-
-def live(text: str) -> View:
-    return View(text, keyboard([[button("go", callback_data=text[:60])]]))
 
 
 @dataclass(frozen=True)
@@ -182,7 +106,7 @@ class Game:
         table = WantedSlot(
             "table",
             GROUP,
-            self.table_epoch,
+            str(self.table_epoch),
             live(f"table {self.table_epoch}.{self.table_version}"),
             stays_last=True,
         )
@@ -190,7 +114,7 @@ class Game:
             WantedSlot(
                 f"hand:{user}",
                 user,
-                self.hand_epochs[user],
+                str(self.hand_epochs[user]),
                 live(f"hand {user} {self.hand_epochs[user]}.{self.hand_versions[user]}"),
                 edit_priority=Priority.LATER,
                 former=View(f"was hand {user} {self.hand_epochs[user] - 1}"),
@@ -198,7 +122,7 @@ class Game:
             )
             for user in PLAYERS
         )
-        return Desired((table, *hands), tuple(self.lines), clear_former=self.over)
+        return Desired((table, *hands), "game", tuple(self.lines), clear_former=self.over)
 
 
 def outside_the_plan(move: Move, shown: Shown, telegram: ModelTelegram) -> Shown:
@@ -245,17 +169,18 @@ def test_a_place_converges_whatever_fails_on_the_way(
     game = Game()
     telegram = ModelTelegram(failures=list(failures))
     shown = Shown()
-    shown = sync(game.desired(), shown, telegram, group_tokens=budgets[0])
+    shown = telegram.sync(game.desired(), shown, GROUP, group_tokens=budgets[0])
     for index, move in enumerate(game_moves):
         game.apply(move)
         shown = outside_the_plan(move, shown, telegram)
-        shown = sync(game.desired(), shown, telegram, group_tokens=budgets[index % len(budgets)])
+        tokens = budgets[index % len(budgets)]
+        shown = telegram.sync(game.desired(), shown, GROUP, group_tokens=tokens)
     game.finish()
     telegram.failures.clear()
     desired = game.desired()
     # Failures over and the budget back: a few syncs bring the place to what is wanted.
     for _ in range(3):
-        shown = sync(desired, shown, telegram, group_tokens=100)
+        shown = telegram.sync(desired, shown, GROUP, group_tokens=100)
     check_converged(desired, shown, telegram)
 
 
@@ -263,12 +188,12 @@ def test_a_place_converges_whatever_fails_on_the_way(
 def test_without_failures_each_change_is_shown_by_one_sync(game_moves: list[Move]) -> None:
     game = Game()
     telegram = ModelTelegram()
-    shown = sync(game.desired(), Shown(), telegram, group_tokens=100)
+    shown = telegram.sync(game.desired(), Shown(), GROUP, group_tokens=100)
     for move in game_moves:
         game.apply(move)
         # A table deleted by a person is noticed at its next edit or move: not checked here.
         shown = outside_the_plan(replace(move, table_deleted=False), shown, telegram)
-        shown = sync(game.desired(), shown, telegram, group_tokens=100)
+        shown = telegram.sync(game.desired(), shown, GROUP, group_tokens=100)
         check_converged(game.desired(), shown, telegram)
 
 
@@ -277,7 +202,7 @@ def test_a_reveal_moves_the_table_down_in_two_requests() -> None:
     the group is notified once, and no request is spent deleting."""
     game = Game()
     telegram = ModelTelegram()
-    shown = sync(game.desired(), Shown(), telegram, group_tokens=100)
+    shown = telegram.sync(game.desired(), Shown(), GROUP, group_tokens=100)
     old_table = shown.slots["table"].message_id
     game.apply(Move(True, 1, 1, frozenset(), frozenset(), frozenset()))
     steps = plan(game.desired(), shown)
@@ -286,7 +211,7 @@ def test_a_reveal_moves_the_table_down_in_two_requests() -> None:
     assert step.priority is Priority.MUST
     edit, post = step.requests
     assert isinstance(edit, EditTo) and edit.message_id == old_table
-    assert edit.role == OfLine(1) and edit.view == View("line 1")
+    assert edit.role == OfLine("game", 1) and edit.view == View("line 1")
     assert isinstance(post, Send) and not post.silent and post.view.text == "table 2.1"
 
 
@@ -294,7 +219,7 @@ def test_an_unchanged_edit_is_not_sent() -> None:
     game = Game()
     telegram = ModelTelegram()
     desired = game.desired()
-    shown = sync(desired, Shown(), telegram, group_tokens=100)
+    shown = telegram.sync(desired, Shown(), GROUP, group_tokens=100)
     assert plan(desired, shown) == []
     changed = replace(
         desired, slots=(replace(desired.slots[0], view=live("table 1.1")), *desired.slots[1:])
@@ -312,13 +237,13 @@ def test_a_former_hand_is_kept_until_the_end_then_deleted_in_one_request(
 ) -> None:
     game = Game()
     telegram = ModelTelegram()
-    shown = sync(game.desired(), Shown(), telegram, group_tokens=100)
+    shown = telegram.sync(game.desired(), Shown(), GROUP, group_tokens=100)
     first = shown.slots["hand:11"].message_id
     if answer is GONE:
         # The player deleted their hand message: nothing is left to keep.
         del telegram.chats[11][first]
     game.apply(Move(False, 0, 0, frozenset({11}), frozenset(), frozenset()))
-    shown = sync(game.desired(), shown, telegram, group_tokens=100)
+    shown = telegram.sync(game.desired(), shown, GROUP, group_tokens=100)
     assert shown.kept.get(11, ()) == ((first,) if answer is None else ())
     game.finish()
     steps = plan(game.desired(), shown)

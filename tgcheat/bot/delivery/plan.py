@@ -33,9 +33,10 @@ from dataclasses import dataclass, field, replace
 
 from tgcheat.bot.views.base import View
 from tgcheat.store.send_budget import Priority
+from tgcheat.table.place import Where
 
-#: A chat's id: a group, or a person's private chat.
-Chat = int
+#: Where a message is: a group (a topic of it), or a person's private chat (their user id).
+Chat = Where
 
 
 def digest(view: View) -> str:
@@ -56,8 +57,9 @@ class WantedSlot:
     #: Which slot: ``"table"``, or ``"hand:<user id>"``.
     name: str
     chat: Chat
-    #: A new message at each epoch (it notifies); within an epoch, edits.
-    epoch: int
+    #: A new message at each epoch (it notifies); within an epoch, edits. Epochs are
+    #: compared for equality only: a new game's start from anything.
+    epoch: str
     view: View
     #: The priority of posting it anew (an edit within its epoch goes at ``edit_priority``).
     priority: Priority = Priority.MUST
@@ -76,7 +78,8 @@ class WantedSlot:
 class WantedLine:
     """A message of its own, posted once (a reveal, a pass, a notice)."""
 
-    #: Its number in the session's log: lines are posted in this order, each once.
+    #: Its number in the session's log (``Desired.log``): lines are posted in this order,
+    #: each once.
     seq: int
     chat: Chat
     view: View
@@ -85,6 +88,8 @@ class WantedLine:
 @dataclass(frozen=True, slots=True)
 class Desired:
     slots: tuple[WantedSlot, ...] = ()
+    #: Which log the lines are numbered in (a game's): another log's numbers start again.
+    log: str = ""
     #: The log's lines (those posted already are skipped by their numbers).
     lines: tuple[WantedLine, ...] = ()
     #: The game is over: former messages kept until now are deleted.
@@ -98,7 +103,7 @@ class Desired:
 class ShownSlot:
     chat: Chat
     message_id: int
-    epoch: int
+    epoch: str
     digest: str
     #: A message was posted in its chat below it.
     buried: bool = False
@@ -109,13 +114,15 @@ class Shown:
     """What Telegram confirmed the place's chats show."""
 
     slots: Mapping[str, ShownSlot] = field(default_factory=dict)
-    #: The number of the last line posted in each chat.
-    last_line: Mapping[Chat, int] = field(default_factory=dict)
+    #: The last line posted in each chat: its log, and its number there.
+    last_line: Mapping[Chat, tuple[str, int]] = field(default_factory=dict)
     #: Former messages kept until the place's messages are cleared, by chat.
     kept: Mapping[Chat, tuple[int, ...]] = field(default_factory=dict)
 
-    def posted_up_to(self, chat: Chat) -> int:
-        return self.last_line.get(chat, 0)
+    def posted_up_to(self, chat: Chat, log: str) -> int:
+        """The number of the last line of ``log`` posted in ``chat`` (0: none)."""
+        last = self.last_line.get(chat)
+        return last[1] if last is not None and last[0] == log else 0
 
 
 # --- the requests ----------------------------------------------------------------------------
@@ -126,13 +133,14 @@ class OfSlot:
     """A request that shows a slot's message at ``epoch``."""
 
     name: str
-    epoch: int
+    epoch: str
 
 
 @dataclass(frozen=True, slots=True)
 class OfLine:
-    """A request that shows line ``seq``."""
+    """A request that shows line ``seq`` of ``log``."""
 
+    log: str
     seq: int
 
 
@@ -204,7 +212,7 @@ def plan(desired: Desired, shown: Shown) -> list[Step]:
         slots = slots_by_chat.get(chat, [])
         anew = [slot for slot in slots if _needs_new_message(slot, shown, bool(lines))]
         if lines or anew:
-            moving.append(_move(chat, lines, anew, shown))
+            moving.append(_move(chat, desired.log, lines, anew, shown))
         for slot in slots:
             if slot in anew:
                 continue
@@ -218,7 +226,7 @@ def plan(desired: Desired, shown: Shown) -> list[Step]:
     if desired.clear_former:
         steps.extend(
             Step((Delete(chat, ids),), Priority.LATER, chat)
-            for chat, ids in sorted(shown.kept.items())
+            for chat, ids in shown.kept.items()
             if ids
         )
     return steps
@@ -236,19 +244,21 @@ def _chats(desired: Desired, shown: Shown, pending: Mapping[Chat, list[WantedLin
 def _pending_lines(desired: Desired, shown: Shown) -> dict[Chat, list[WantedLine]]:
     pending: dict[Chat, list[WantedLine]] = {}
     for line in sorted(desired.lines, key=lambda line: line.seq):
-        if line.seq > shown.posted_up_to(line.chat):
+        if line.seq > shown.posted_up_to(line.chat, desired.log):
             pending.setdefault(line.chat, []).append(line)
     return pending
 
 
 def _needs_new_message(slot: WantedSlot, shown: Shown, lines_below: bool) -> bool:
     current = shown.slots.get(slot.name)
-    if current is None or current.epoch < slot.epoch:
+    if current is None or current.epoch != slot.epoch:
         return True
     return slot.stays_last and (current.buried or lines_below)
 
 
-def _move(chat: Chat, lines: list[WantedLine], anew: list[WantedSlot], shown: Shown) -> Step:
+def _move(
+    chat: Chat, log: str, lines: list[WantedLine], anew: list[WantedSlot], shown: Shown
+) -> Step:
     """One chat's lines and the slots posted anew below them. Each former message is retired
     first (so two messages never carry a slot's buttons): the first former message that is
     to be deleted becomes the first line instead (one request saved)."""
@@ -260,12 +270,12 @@ def _move(chat: Chat, lines: list[WantedLine], anew: list[WantedSlot], shown: Sh
             continue
         if slot.former is None and rest:
             line = rest.pop(0)
-            requests.append(EditTo(chat, current.message_id, line.view, OfLine(line.seq)))
+            requests.append(EditTo(chat, current.message_id, line.view, OfLine(log, line.seq)))
         elif slot.former is not None:
             requests.append(EditTo(chat, current.message_id, slot.former, OfFormer(slot.name)))
         else:
             requests.append(Delete(chat, (current.message_id,)))
-    requests.extend(Send(chat, line.view, silent=True, role=OfLine(line.seq)) for line in rest)
+    requests.extend(Send(chat, line.view, silent=True, role=OfLine(log, line.seq)) for line in rest)
     requests.extend(
         Send(chat, slot.view, silent=False, role=OfSlot(slot.name, slot.epoch)) for slot in anew
     )
@@ -318,7 +328,7 @@ def _sent(shown: Shown, desired: Desired, request: Send, message_id: int) -> Sho
     last_line = dict(shown.last_line)
     role = request.role
     if isinstance(role, OfLine):
-        last_line[request.chat] = role.seq
+        last_line[request.chat] = (role.log, role.seq)
     else:
         slots[role.name] = ShownSlot(request.chat, message_id, role.epoch, digest(request.view))
     return Shown(slots, last_line, shown.kept)
@@ -343,7 +353,7 @@ def _edited(shown: Shown, desired: Desired, request: EditTo, answer: int | None)
     if isinstance(role, OfLine):
         # A former message that was gone did not become the line: it is posted on its own.
         if answer != GONE:
-            last_line[request.chat] = role.seq
+            last_line[request.chat] = (role.log, role.seq)
     elif answer != GONE and _keeps_former(desired, role.name):
         kept[request.chat] = (*kept.get(request.chat, ()), request.message_id)
     return Shown(slots, last_line, kept)

@@ -1,0 +1,116 @@
+"""What a place should show, drawn from its stored session alone (pure).
+
+The table in the group (the lobby, the game, or its result), each person's hand in their
+private chat, and the game's lines (reveals and passes) from the session's log
+(``tgcheat.table.told``), each in its reader's language. Drawn the same way every time from the
+same session: nothing here reads the wall clock (the seconds left to answer last cards are
+counted from ``drawn_at_ms``, the moment the session last changed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tgcheat.bot import views
+from tgcheat.bot.delivery.plan import Desired, WantedLine, WantedSlot
+from tgcheat.engine.events import ChallengeResolved
+from tgcheat.engine.state import GameState, Phase
+from tgcheat.i18n import translator
+from tgcheat.store.send_budget import Priority
+from tgcheat.table.computers import is_computer
+from tgcheat.table.session import Session
+from tgcheat.table.told import Told
+
+#: The table's slot name; a hand's is ``hand_slot(user_id)``.
+TABLE = "table"
+
+
+def hand_slot(user_id: int) -> str:
+    return f"hand:{user_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Drawing:
+    """What a place's messages are drawn with besides the session."""
+
+    bot_username: str
+    #: The Mini App's address, when the bot serves it (hands then offer "🃏 Open cards").
+    app_url: str | None = None
+    #: The moment the session last changed (Unix ms).
+    drawn_at_ms: int = 0
+
+
+def desired(session: Session, told: Told, drawing: Drawing) -> Desired:
+    """The messages ``session`` should be shown by, ``told`` being its game's log."""
+    table = _table_slot(session, told, drawing)
+    slots = [table] if table is not None else []
+    state = session.game
+    lines: tuple[WantedLine, ...] = ()
+    if state is not None:
+        slots += _hand_slots(session, state, told, drawing)
+        lines = _lines(session, state, told)
+    finished = state is not None and state.phase is Phase.FINISHED
+    return Desired(tuple(slots), session.game_id, lines, clear_former=finished)
+
+
+def _table_slot(session: Session, told: Told, drawing: Drawing) -> WantedSlot | None:
+    tr = translator(session.language)
+    chat = session.place
+    if session.lobby is not None:
+        view = views.lobby_view(tr, session, session.lobby, drawing.bot_username)
+        return WantedSlot(
+            TABLE, chat, f"{session.game_id}:lobby", view, edit_priority=Priority.LATER
+        )
+    state = session.game
+    if state is None:
+        return None
+    view = views.table_view(tr, session, state, drawing.bot_username, drawing.drawn_at_ms)
+    # Last cards to answer are what the players must see to act; any other edit may wait.
+    edit = Priority.MUST if state.phase is Phase.FINAL_CHECK else Priority.TABLE
+    return WantedSlot(
+        TABLE,
+        chat,
+        f"{session.game_id}:{told.table_epoch}",
+        view,
+        edit_priority=edit,
+        stays_last=True,
+    )
+
+
+def _hand_slots(
+    session: Session, state: GameState, told: Told, drawing: Drawing
+) -> list[WantedSlot]:
+    slots = []
+    for seat, player in enumerate(state.players):
+        user_id = player.user_id
+        if is_computer(user_id) or session.against_computer:
+            # A computer has no chat; against the computer the table is the hand's chat.
+            continue
+        tr = translator(session.language_of(user_id))
+        view = views.hand_view(
+            tr, session, state, seat, session.place_title, app_url=drawing.app_url
+        )
+        awaited = state.phase is not Phase.FINISHED and seat == state.turn
+        slots.append(
+            WantedSlot(
+                hand_slot(user_id),
+                user_id,
+                f"{session.game_id}:{told.hand_epoch(user_id)}",
+                view,
+                priority=Priority.MUST if awaited else Priority.LATER,
+                edit_priority=Priority.LATER,
+            )
+        )
+    return slots
+
+
+def _lines(session: Session, state: GameState, told: Told) -> tuple[WantedLine, ...]:
+    tr = translator(session.language)
+    lines = []
+    for seq, event in told.lines:
+        if isinstance(event, ChallengeResolved):
+            view = views.reveal_view(tr, state, event)
+        else:
+            view = views.View(views.passed_view(tr, state, event))
+        lines.append(WantedLine(seq, session.place, view))
+    return tuple(lines)

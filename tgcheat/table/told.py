@@ -1,0 +1,65 @@
+"""What players must be told of a game, recorded in the session as data: the reveals and passes
+as a numbered log, and epochs that say when the table and each hand come back as a new message.
+
+Delivery (``tgcheat.bot.delivery``) shows the session from these alone: a line is posted once
+whatever happens to the process that committed it, and nothing here depends on the wall clock
+(a message is drawn the same way every time it is drawn). ``audiences`` decides, once, what a
+change makes owed; this module only keeps it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tgcheat.engine.events import Event
+from tgcheat.engine.state import GameState
+from tgcheat.table.audiences import Announcement, audience
+from tgcheat.table.chronicle import Notice
+
+#: The lines kept: far more than one sync is ever behind by (a reveal is a line, and a sync
+#: runs after every change); older ones are known to have been posted.
+MAX_LINES = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Told:
+    """One game's log of group lines and its epochs (a new game starts a new one)."""
+
+    #: The last lines, each with its number (from 1, in order).
+    lines: tuple[tuple[int, Announcement], ...] = ()
+    #: How many lines the game has had.
+    count: int = 0
+    #: Moves when the table is posted anew at the bottom of the group (a reveal, a pass, last
+    #: cards answered in the group, the end).
+    table_epoch: int = 0
+    #: Per player (user id), moves when their hand comes back as a new message that
+    #: notifies (their turn, an answer asked of them in private, a notice for them).
+    hand_epochs: tuple[tuple[int, int], ...] = ()
+
+    def hand_epoch(self, user_id: int) -> int:
+        return next((epoch for user, epoch in self.hand_epochs if user == user_id), 0)
+
+
+def told_after(
+    told: Told, state: GameState, events: Sequence[Event], notice: Notice | None = None
+) -> Told:
+    """``told`` once ``events`` brought the game to ``state`` (``notice``: what happened
+    without anyone's press): its announcements added to the log, the table's epoch moved when
+    it is posted anew, and the epoch of every hand that comes back as a notification."""
+    if not events and notice is None:
+        return told
+    shown = audience(state, events, notice)
+    numbered = tuple(
+        (told.count + index, event) for index, event in enumerate(shown.announcements, start=1)
+    )
+    epochs = dict(told.hand_epochs)
+    for seat in shown.notified:
+        user_id = state.players[seat].user_id
+        epochs[user_id] = epochs.get(user_id, 0) + 1
+    return Told(
+        lines=(told.lines + numbered)[-MAX_LINES:],
+        count=told.count + len(numbered),
+        table_epoch=told.table_epoch + int(shown.table_moves),
+        hand_epochs=tuple(sorted(epochs.items())),
+    )
