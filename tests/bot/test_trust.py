@@ -4,10 +4,12 @@ way to a win; and an account written through on behalf of a chat is nobody at al
 
 from __future__ import annotations
 
+import pytest
+
 from tests.bot.conftest import GROUP_ID, BotHarness
 from tests.bot.play import game_state, group_texts, has_op, join_by_button, start_payload
 from tests.support.updates import User, channel
-from tgcheat.bot.callbacks import Op
+from tgcheat.bot.callbacks import LanguagePress, Op, PresetChoice, SettingsMenu, SettingsPress
 from tgcheat.engine.rules import MatchKind, Rules
 from tgcheat.engine.state import EndReason, Phase
 
@@ -199,3 +201,67 @@ async def test_a_reply_to_a_channel_message_names_nobody_to_kick(bot: BotHarness
     posted = bot.updates.message_as_chat(bot.group, channel(), text="Tonight: cards!")
     await bot.command(ANN, "/kick", reply_to=posted)
     assert "give their seat number" in (bot.fake.last_message(GROUP_ID).plain_text or "")
+
+
+# --- menus: a menu press changes only the menu's own message --------------------------------------
+
+STALE = "This button is out of date."
+
+
+def _table_or_lobby(bot: BotHarness) -> int:
+    """The group's table, or its lobby: the message with the deep link."""
+    found = bot.fake.find_button(GROUP_ID, lambda b: "start=" in str(b.get("url", "")))
+    assert found is not None, "no table or lobby in the group"
+    return found[0]
+
+
+@pytest.mark.parametrize("stage", ["lobby", "game"])
+async def test_menu_data_pressed_on_the_table_changes_nothing(bot: BotHarness, stage: str) -> None:
+    """Mallory's client sends her own menus' data (and the group's) on the group's lobby or
+    table: each press is refused with a pop-up, no request touches the group, and the table
+    keeps its buttons."""
+    bot.fake.set_admins(GROUP_ID, [MALLORY.id])
+    await bot.command(ANN, "/new")
+    if stage == "game":
+        for user in (ANN, BOB, CAROL):
+            await join_by_button(bot, user)
+        await bot.press(ANN, GROUP_ID, has_op(Op.START))
+        assert (await game_state(bot)).phase is Phase.PLAYING
+    target = _table_or_lobby(bot)
+    record = bot.fake.message(GROUP_ID, target)
+    before = (record.seen_text, record.reply_markup, len(record.history))
+    group_requests = len([c for c in bot.fake.calls if c.params.get("chat_id") == GROUP_ID])
+    forged = [
+        SettingsPress(MALLORY.id, SettingsMenu()).encode(),
+        SettingsPress(GROUP_ID, SettingsMenu()).encode(),
+        SettingsPress(GROUP_ID, PresetChoice(1)).encode(),
+        LanguagePress(MALLORY.id, "de").encode(),
+        LanguagePress(GROUP_ID, "de").encode(),
+    ]
+    for data in forged:
+        update = bot.updates.callback(MALLORY, record, data)
+        await bot.feed(update)
+        answer = bot.fake.callback_answers[update["callback_query"]["id"]]
+        assert answer.get("text") == STALE, data
+    record = bot.fake.message(GROUP_ID, target)
+    assert (record.seen_text, record.reply_markup, len(record.history)) == before
+    assert len([c for c in bot.fake.calls if c.params.get("chat_id") == GROUP_ID]) == group_requests
+    assert await bot.store.settings.group_language(GROUP_ID) is None
+    assert await bot.store.settings.group_rules(GROUP_ID) is None
+
+
+async def test_a_menu_pressed_on_itself_still_changes(bot: BotHarness) -> None:
+    bot.fake.set_admins(GROUP_ID, [ANN.id])
+    await bot.command(ANN, "/language")
+    menu = bot.fake.last_message(GROUP_ID)
+    await bot.press(ANN, GROUP_ID, lambda b: b.get("callback_data") == f"l:{GROUP_ID}:de:0")
+    assert await bot.store.settings.group_language(GROUP_ID) == "de"
+    assert len(bot.fake.message(GROUP_ID, menu.message_id).history) == 2
+    # The same press from a copy of the menu in another chat is refused.
+    await bot.command(ANN, "/settings")
+    settings_menu = bot.fake.last_message(GROUP_ID)
+    data = SettingsPress(GROUP_ID, SettingsMenu()).encode()
+    elsewhere = dict(settings_menu.to_api_dict(), chat={"id": ANN.id, "type": "private"})
+    update = bot.updates.callback(ANN, elsewhere, data)
+    await bot.feed(update)
+    assert bot.fake.callback_answers[update["callback_query"]["id"]].get("text") == STALE

@@ -28,6 +28,24 @@ class Tap:
     #: inline message (the bot sends none) or when Telegram leaves the message out.
     chat_id: int | None = None
     message_id: int | None = None
+    #: The pressed message's inline keyboard as Telegram sent it with the press (its rows of
+    #: button objects, unread until asked: ``offered``); None when the message has none or
+    #: Telegram left it out (a message too old to be sent with the press).
+    keyboard: Any = None
+
+    def offered(self) -> bool:
+        """Whether the pressed message really carries a button with this press's data. The
+        data is the client's to choose; the message is Telegram's, so a press made up by a
+        custom client on some other message of the bot is told apart."""
+        rows = self.keyboard
+        if self.data is None or not isinstance(rows, list):
+            return False
+        return any(
+            isinstance(button, dict) and button.get("callback_data") == self.data
+            for row in rows
+            if isinstance(row, list)
+            for button in row
+        )
 
 
 def tap_from_update(update: Update) -> Tap | None:
@@ -43,7 +61,15 @@ def tap_from_update(update: Update) -> Tap | None:
         data=query.data,
         chat_id=message.chat.id if message is not None else None,
         message_id=message.message_id if message is not None else None,
+        keyboard=_keyboard_of(message),
     )
+
+
+def _keyboard_of(message: Any) -> Any:
+    markup = getattr(message, "reply_markup", None)
+    if markup is None:
+        return None
+    return markup.to_dict().get("inline_keyboard")
 
 
 def tap_from_json(data: dict[str, Any]) -> Tap | None:
@@ -64,7 +90,7 @@ def tap_from_json(data: dict[str, Any]) -> Tap | None:
         return None
     if not isinstance(button_data, str | None):
         return None
-    chat_id = message_id = None
+    chat_id = message_id = keyboard = None
     message = query.get("message")
     if message is not None:
         if not isinstance(message, dict):
@@ -74,7 +100,11 @@ def tap_from_json(data: dict[str, Any]) -> Tap | None:
         message_id = message.get("message_id")
         if not _is_int(chat_id) or not _is_int(message_id):
             return None
-    return Tap(update_id, query_id, user_id, language_code, button_data, chat_id, message_id)
+        markup = message.get("reply_markup")
+        keyboard = markup.get("inline_keyboard") if isinstance(markup, dict) else None
+    return Tap(
+        update_id, query_id, user_id, language_code, button_data, chat_id, message_id, keyboard
+    )
 
 
 def _is_int(value: object) -> TypeGuard[int]:

@@ -32,6 +32,7 @@ class LanguageHandlers:
     async def press(self, tap: Tap, press: LanguagePress) -> None:
         shell = self.shell
         language = press.language
+        menu = shell.menu_message(tap, press.chat_id)
         if language not in available_languages():
             raise SessionRefused(SessionRefusal.STALE)
         if press.for_group:
@@ -45,9 +46,8 @@ class LanguageHandlers:
             raise SessionRefused(SessionRefusal.STALE)
         chosen = translator(language)
         await shell.sender.answer(tap.query_id, chosen._("Language saved."))
-        if tap.chat_id is not None and tap.message_id is not None:
-            view = views.language_view(chosen, press.chat_id, language, press.for_group)
-            await shell.sender.edit(tap.chat_id, tap.message_id, view)
+        view = views.language_view(chosen, press.chat_id, language, press.for_group)
+        await shell.sender.edit(press.chat_id, menu, view)
 
     async def _show_in(self, chat_id: int, language: str) -> None:
         """The open lobby or game switches too: its table is re-drawn whole in the new

@@ -368,7 +368,10 @@ class LobbyHandlers:
 
         committed = await shell.as_actor(press.chat_id, tap.user_id, attempt)
         await shell.sender.answer(tap.query_id)
-        if committed.changed and tap.chat_id is not None and tap.message_id is not None:
+        # The result's buttons are spent (never those of a message the press was forged on).
+        spent = tap.chat_id is not None and tap.message_id is not None and tap.offered()
+        if committed.changed and spent:
+            assert tap.chat_id is not None and tap.message_id is not None
             await shell.sender.edit_markup(tap.chat_id, tap.message_id, None)
         if committed.changed and committed.session is not None:
             # The new game gets a new table message at the bottom of the chat.
@@ -401,7 +404,7 @@ class LobbyHandlers:
         await shell.sender.answer(tap.query_id)
         if not committed.changed or committed.session is None:
             return
-        if tap.chat_id is not None and tap.message_id is not None:
+        if tap.chat_id is not None and tap.message_id is not None and tap.offered():
             await shell.sender.edit_markup(tap.chat_id, tap.message_id, None)
         await shell.publisher.post_lobby(committed.session, committed.messages)
 

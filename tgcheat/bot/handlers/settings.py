@@ -66,6 +66,7 @@ class SettingsHandlers:
     async def press(self, tap: Tap, press: SettingsPress) -> None:
         shell = self.shell
         chat_id = press.chat_id
+        menu = shell.menu_message(tap, chat_id)
         await self._check_manager(chat_id, tap.user_id)
         tr = translator(tap.language_code)
         rules = await shell.store.settings.group_rules(chat_id) or Rules()
@@ -88,8 +89,7 @@ class SettingsHandlers:
                 await self._adopt_in_open_lobby(chat_id, rules)
                 await shell.sender.answer(tap.query_id, tr._("Saved for the next games."))
                 view = views.settings_view(group_tr, chat_id, rules)
-        if tap.chat_id is not None and tap.message_id is not None:
-            await shell.sender.edit(tap.chat_id, tap.message_id, view)
+        await shell.sender.edit(chat_id, menu, view)
 
     async def _adopt_in_open_lobby(self, chat_id: int, rules: Rules) -> None:
         """An open lobby is the group's next game: it takes the new rules too."""

@@ -32,13 +32,14 @@ from tgcheat.bot import views
 from tgcheat.bot.callbacks import SelectionTooLong
 from tgcheat.bot.publish import Publisher, wall_clock_ms
 from tgcheat.bot.sender import ChatFlooded, Sender
+from tgcheat.bot.taps import Tap
 from tgcheat.engine.events import Event
 from tgcheat.engine.game import ActionRefused
 from tgcheat.i18n import N_, Translator, translator
 from tgcheat.store.games import Committed, GameStore
 from tgcheat.table.computers import TableRandom
 from tgcheat.table.place import Place
-from tgcheat.table.refusals import AdminUnknown, SessionRefused
+from tgcheat.table.refusals import AdminUnknown, SessionRefusal, SessionRefused
 from tgcheat.table.transitions import Actor
 
 log = logging.getLogger(__name__)
@@ -216,6 +217,16 @@ class Shell:
             # The group's flood wait: the request is not waited for (see ChatFlooded).
             raise self.sender.flooded(chat_id, error) from error
         return member.status in (ChatMember.ADMINISTRATOR, ChatMember.OWNER)
+
+    def menu_message(self, tap: Tap, chat_id: int) -> int:
+        """The id of the menu message a press of a menu (/settings, /language) changes: the
+        pressed message itself, only when it is in the chat the press's data names and really
+        carries the pressed button. Anything else (a menu's data sent from a custom client on
+        the group's table or lobby) is refused with a pop-up, before any request: it changes
+        nothing and costs the group no message."""
+        if tap.chat_id != chat_id or tap.message_id is None or not tap.offered():
+            raise SessionRefused(SessionRefusal.STALE)
+        return tap.message_id
 
     async def is_member(self, chat_id: int, user_id: int) -> bool:
         """Whether the person is in the group now (a restricted member too)."""
