@@ -4,6 +4,7 @@ the game as it is now, or refuses it as stale."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
@@ -12,6 +13,19 @@ from tgcheat.engine.cards import Rank, pick_by_rank
 from tgcheat.engine.game import ActionRefused, Refusal
 from tgcheat.engine.state import GameState
 from tgcheat.table.refusals import SessionRefusal, SessionRefused
+
+#: The most digits a number typed in a command may have: every count and seat is far smaller.
+MAX_TYPED_DIGITS = 4
+
+
+def typed_number(text: str) -> int | None:
+    """The whole number a person typed as a command's argument ("3", "٣", "３"), or None for
+    anything else: a sign, a superscript ("²": a digit that is not a decimal one), a fraction,
+    junk, or more than ``MAX_TYPED_DIGITS`` digits (never a costly conversion of a huge one).
+    Every command reads its numbers here."""
+    if not 0 < len(text) <= MAX_TYPED_DIGITS or not text.isdecimal():
+        return None
+    return int("".join(str(unicodedata.decimal(char)) for char in text))
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,7 +43,7 @@ from tgcheat.table.clock import (
     clock_action,
     game_deadline,
 )
-from tgcheat.table.commands import GameCommand, LeaveGame, to_action
+from tgcheat.table.commands import GameCommand, LeaveGame, to_action, typed_number
 from tgcheat.table.computers import TableRandom, computer_move, seated
 from tgcheat.table.lobby import (
     add_computer,
@@ -165,8 +165,8 @@ def is_absent(game: GameState, seat: int) -> bool:
 
 def _player_numbered(session: Session, number: str) -> int | None:
     """The player numbered ``number`` (from 1) in the lobby's list, or in the game's seats."""
-    # isdecimal, not isdigit: "²" is a digit that int() cannot read.
-    if not number.isdecimal():
+    typed = typed_number(number)
+    if typed is None:
         return None
     if session.lobby is not None:
         listed = [user_id for user_id, _ in session.lobby.players]
@@ -174,7 +174,7 @@ def _player_numbered(session: Session, number: str) -> int | None:
         listed = [player.user_id for player in session.game.players]
     else:
         return None
-    index = int(number) - 1
+    index = typed - 1
     return listed[index] if 0 <= index < len(listed) else None
 
 
@@ -347,4 +347,5 @@ __all__ = [
     "require_settings_manager",
     "solo_game",
     "start",
+    "typed_number",
 ]

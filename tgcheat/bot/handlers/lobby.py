@@ -115,8 +115,9 @@ class LobbyHandlers:
         opponents, level = SOLO_DEFAULTS
         preset: str | None = None
         for arg in (a.lower() for a in command.args):
-            if arg.isdigit():
-                opponents = int(arg)
+            number = table.typed_number(arg)
+            if number is not None:
+                opponents = number
             elif arg in levels:
                 level = levels[arg]
             elif arg in PRESETS:
