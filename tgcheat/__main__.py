@@ -47,6 +47,9 @@ EXIT_INTERRUPTED = 130
 # Seconds uvicorn lets requests in hand finish after SIGTERM; platforms allow about 30 before
 # they kill the process.
 GRACEFUL_SHUTDOWN_S = 10
+# Connections uvicorn serves at once; beyond them it answers 503 at once. Above the Mini App's
+# live streams (tgcheat.webapp.streams) and the webhook's connections together.
+CONNECTIONS_AT_ONCE = 4_000
 
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]
 
@@ -104,6 +107,7 @@ async def _serve(config: Config) -> int:
                     access_log=False,
                     server_header=False,
                     timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+                    limit_concurrency=CONNECTIONS_AT_ONCE,
                 )
             )
             _LOGGER.info("Serving on 0.0.0.0:%d", config.port)

@@ -44,6 +44,7 @@ from tgcheat.bot.taps import Tap, tap_from_json
 from tgcheat.config import HEALTH_PATH, Config
 from tgcheat.store.deliveries import FailedDeliveries
 from tgcheat.webapp.api import MiniApp
+from tgcheat.webapp.bodies import BODY_TIMEOUT_S, BodyRefused, read_body
 
 __all__ = ["MAX_FAILED_DELIVERIES", "SECRET_HEADER", "create_web_app"]
 
@@ -63,6 +64,11 @@ _REQUEST_ERRORS: contextvars.ContextVar[list[BaseException] | None] = contextvar
 )
 
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]
+
+#: The largest update body the webhook reads. Telegram's updates are far smaller (a message is
+#: at most 4,096 characters, with its entities and the message it replies to well under
+#: 100 KB); a body over this comes from no Telegram server.
+MAX_UPDATE_BYTES = 1 << 20
 
 
 def create_web_app(
@@ -138,6 +144,8 @@ class Webhook:
     handle_tap: Callable[[Tap], Awaitable[None]] | None
     #: How many deliveries of each update have failed.
     failures: FailedDeliveries
+    #: How long an update's body may take to arrive (s).
+    body_timeout_s: float = BODY_TIMEOUT_S
 
 
 async def receive_update(request: Request) -> Response:
@@ -147,7 +155,11 @@ async def receive_update(request: Request) -> Response:
     if not hmac.compare_digest(given, webhook.secret):
         _LOGGER.warning("Webhook call with a missing or wrong secret token, refused")
         return PlainTextResponse("forbidden", status_code=403)
-    body = await request.body()
+    try:
+        body = await read_body(request, MAX_UPDATE_BYTES, webhook.body_timeout_s)
+    except BodyRefused as refused:
+        _LOGGER.warning("Webhook call refused: its body was %s", refused.reason)
+        return PlainTextResponse(f"body refused: {refused.reason}", status_code=refused.status)
     try:
         data = orjson.loads(body)
     except orjson.JSONDecodeError:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 from redis.asyncio import Redis
@@ -39,6 +40,8 @@ class Served:
     fake: FakeTelegram
     updates: UpdateFactory
     store: GameStore
+    #: The web app (its state holds the webhook's and the Mini App's settings).
+    web: Any = None
 
     async def post(self, update: JsonDict) -> int:
         """Deliver an update as Telegram does (the call its answer carries is made too)."""
@@ -117,7 +120,7 @@ async def served(
     async with web.router.lifespan_context(web):
         transport = httpx.ASGITransport(app=web)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
-            yield Served(client, application, fake, UpdateFactory(fake), GameStore(redis))
+            yield Served(client, application, fake, UpdateFactory(fake), GameStore(redis), web)
     fake.assert_clean()
 
 

@@ -105,7 +105,8 @@ async def live_server(
     base = f"http://127.0.0.1:{port}"
     try:
         async with httpx.AsyncClient(base_url=base) as client:
-            yield Served(client, application, fake, UpdateFactory(fake), GameStore(redis)), base
+            served = Served(client, application, fake, UpdateFactory(fake), GameStore(redis), web)
+            yield served, base
     finally:
         server.should_exit = True
         await task

@@ -115,17 +115,43 @@ class Changes:
 
 
 class AppRequests:
-    """The Mini App's requests already carried out, each for as long as its initData lasts."""
+    """The Mini App's requests carried out, so that one sent again (replayed) is refused: per
+    person one sorted set of their requests (the initData's signature and the page's id for
+    the request), each scored with the time it is forgotten (when its initData expires). Only
+    requests that were valid and carried out are kept, and at most ``KEPT`` per person: what
+    a stranger sends leaves nothing, and what one person leaves is bounded. A request older
+    than those is no danger either: a replayed action is refused by the game as out of date."""
+
+    KEPT = 64
 
     def __init__(self, redis: Redis, keys: Keys) -> None:
         self._redis = redis
         self._keys = keys
 
-    async def first_use(self, signature: str, request_id: str, ttl_s: int) -> bool:
-        """Whether this request (an initData's signature and the page's id for the request)
-        is seen for the first time; it is remembered for ``ttl_s``."""
-        key = self._keys.app_request(signature, request_id)
-        return bool(await bounded(self._redis.set(key, b"1", nx=True, ex=max(ttl_s, 1))))
+    async def carried_out(
+        self, user_id: int, signature: str, request_id: str, now_s: float
+    ) -> bool:
+        """Whether this request was carried out already (and is not yet forgotten)."""
+        key = self._keys.app_requests(user_id)
+        until = await bounded(self._redis.zscore(key, _request_member(signature, request_id)))
+        return until is not None and until > now_s
+
+    async def remember(
+        self, user_id: int, signature: str, request_id: str, now_s: float, ttl_s: int
+    ) -> None:
+        """A request was carried out: kept until ``ttl_s`` from now."""
+        key = self._keys.app_requests(user_id)
+        until = now_s + max(ttl_s, 1)
+        pipe = self._redis.pipeline(transaction=True)
+        pipe.zadd(key, {_request_member(signature, request_id): until})
+        pipe.zremrangebyscore(key, "-inf", now_s)
+        pipe.zremrangebyrank(key, 0, -self.KEPT - 1)
+        pipe.expire(key, max(ttl_s, 1))
+        await bounded(pipe.execute())
+
+
+def _request_member(signature: str, request_id: str) -> str:
+    return f"{signature}:{request_id}"
 
 
 class PlayedPlaces:

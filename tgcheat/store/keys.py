@@ -148,7 +148,7 @@ class Keys:
         """Where a person was dealt a hand lately (tgcheat.store.changes.PlayedPlaces)."""
         return f"{self.prefix}:user:{user_id}:played"
 
-    def app_request(self, signature: str, request_id: str) -> str:
-        """A Mini App request already carried out: its initData's signature and the page's id
-        for the request (tgcheat.store.changes.AppRequests)."""
-        return f"{self.prefix}:app:req:{signature}:{request_id}"
+    def app_requests(self, user_id: int) -> str:
+        """The Mini App requests a person had carried out lately (a sorted set:
+        tgcheat.store.changes.AppRequests)."""
+        return f"{self.prefix}:user:{user_id}:app"

@@ -56,9 +56,18 @@ from tgcheat.table.commands import (
 )
 from tgcheat.table.place import Place
 from tgcheat.table.refusals import SessionRefused
+from tgcheat.webapp.bodies import BODY_TIMEOUT_S, BodyRefused, read_body
 from tgcheat.webapp.initdata import MAX_AGE_S, InitDataRefused, WebAppUser, verify
 from tgcheat.webapp.live import ChangeListener, SharedReads
-from tgcheat.webapp.view import Json, no_game_json, reveals_json, state_json
+from tgcheat.webapp.streams import RETRY_AFTER_S, OpenStreams, Ticket
+from tgcheat.webapp.view import (
+    Json,
+    no_game_json,
+    outsider_json,
+    reveals_json,
+    state_json,
+    takes_part,
+)
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +76,9 @@ APP_PATH = "/app"
 #: web process restarted, every open page connecting again) waits its turn instead of taking
 #: every connection of the pool (redis-py's holds 100) from the webhook and the clock.
 READS_AT_ONCE = 16
+#: The largest action body read: an action is a few hundred bytes (a play of 50 cards well
+#: under 2 KB).
+MAX_ACTION_BYTES = 16 * 1024
 #: A comment line on an idle event stream, so that proxies keep it open (s).
 KEEPALIVE_S = 15.0
 #: The page's id of a request: letters, digits, "-" and "_".
@@ -94,6 +106,9 @@ class MiniApp:
         #: The state of a place, read once for all the streams a change wakes at once.
         self.reads: SharedReads[Loaded] = SharedReads(self._read)
         self._reading = asyncio.Semaphore(READS_AT_ONCE)
+        #: How long an action's body may take to arrive (s).
+        self.body_timeout_s = BODY_TIMEOUT_S
+        self.streams = OpenStreams()
         #: The time in seconds, for the initData's age (tests move it).
         self.wall_clock: Callable[[], float] = time.time
         self._assets = {name: _asset(name) for name in (*_STATIC, "index.html")}
@@ -204,20 +219,35 @@ class MiniApp:
         if isinstance(asked, Response):
             return asked
         user, tr, place = asked
-        stream = self._stream(tr, user, place) if place is not None else _no_game_stream(tr)
+        ticket = self.streams.open(user.user_id)
+        if ticket is None:
+            return Response(
+                "busy", status_code=503, headers={"Retry-After": str(RETRY_AFTER_S), **NO_STORE}
+            )
+        if place is None:
+            stream = self._idle(no_game_json(tr), ticket)
+        elif not takes_part((await self._read(place)).session, user.user_id):
+            # Watched for those who take part only: an outsider learns nothing of when it
+            # changes.
+            stream = self._idle(outsider_json(tr), ticket)
+        else:
+            stream = self._stream(tr, user, place, ticket)
         return StreamingResponse(
             stream,
             media_type="text/event-stream",
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+            headers={"X-Accel-Buffering": "no", **NO_STORE},
         )
 
-    async def _stream(self, tr: Translator, user: WebAppUser, place: Place) -> AsyncIterator[bytes]:
+    async def _stream(
+        self, tr: Translator, user: WebAppUser, place: Place, ticket: Ticket
+    ) -> AsyncIterator[bytes]:
         # Subscribed before the first read: a change made in between wakes the watcher.
         watcher = await self.listener.watch(place)
+        ticket.wake = watcher.woken.set
         try:
             sent = -1
             reveals: list[Reveal] = []
-            while True:
+            while not ticket.closed:
                 loaded = await self.reads.get(place)
                 if loaded.version < watcher.version:
                     # The shared read had started before the change this stream was told of.
@@ -238,6 +268,22 @@ class MiniApp:
                 reveals = watcher.take_reveals()
         finally:
             self.listener.forget(watcher)
+            self.streams.release(ticket)
+
+    async def _idle(self, state: Json, ticket: Ticket) -> AsyncIterator[bytes]:
+        """A stream that says ``state`` once and stays open (the page would only open it
+        again); opened anew, it looks again."""
+        closed = asyncio.Event()
+        ticket.wake = closed.set
+        try:
+            yield b"data: " + orjson.dumps(state) + b"\n\n"
+            while not ticket.closed:
+                try:
+                    await asyncio.wait_for(closed.wait(), KEEPALIVE_S)
+                except TimeoutError:
+                    yield b": keepalive\n\n"
+        finally:
+            self.streams.release(ticket)
 
     async def act(self, request: Request) -> Response:
         try:
@@ -245,7 +291,11 @@ class MiniApp:
         except InitDataRefused as refused:
             return _unauthorized(refused)
         try:
-            body: Any = orjson.loads(await request.body())
+            raw = await read_body(request, MAX_ACTION_BYTES, self.body_timeout_s)
+        except BodyRefused as refused:
+            return _json({"error": "body"}, refused.status)
+        try:
+            body: Any = orjson.loads(raw)
             place = _place(str(body["place"]))
             request_id = str(body["request"])
             command = _command(user.user_id, body, self.shell.clock())
@@ -254,15 +304,20 @@ class MiniApp:
             return _json({"error": "request"}, 400)
         if place is None or not _REQUEST_ID.fullmatch(request_id):
             return _json({"error": "request"}, 400)
-        ttl = self.max_age_s - int(self.wall_clock() - user.auth_date) + 60
-        if not await self.shell.store.app_requests.first_use(user.hash, request_id, ttl):
+        requests = self.shell.store.app_requests
+        now_s = self.wall_clock()
+        if await requests.carried_out(user.user_id, user.hash, request_id, now_s):
             return _unauthorized(InitDataRefused("replayed"))
         tr = await self._translator(user)
         try:
             await self._act(place, game_id, command, user)
         except REFUSALS as refusal:
+            # Not remembered: sent again, it is refused again (the game has not changed for it).
             text = _refusal_text(tr, refusal)
             return _json({"refused": text} | await self._state(tr, user, place), 409)
+        # Remembered for as long as its initData is accepted.
+        ttl = self.max_age_s - int(now_s - user.auth_date) + 60
+        await requests.remember(user.user_id, user.hash, request_id, now_s, ttl)
         return _json(await self._state(tr, user, place))
 
     async def _act(
@@ -276,15 +331,6 @@ class MiniApp:
             await self.shell.held_back(flooded)
         except TopicGone as gone:
             await self.shell.publisher.end_topic(gone.place)
-
-
-async def _no_game_stream(tr: Translator) -> AsyncIterator[bytes]:
-    """The stream of a person in no game: it says so, and stays open (the page would only
-    open it again); opened anew, it looks again."""
-    yield b"data: " + orjson.dumps(no_game_json(tr)) + b"\n\n"
-    while True:
-        await asyncio.sleep(KEEPALIVE_S)
-        yield b": keepalive\n\n"
 
 
 def _refusal_text(tr: Translator, refusal: Exception) -> str:
@@ -339,8 +385,14 @@ def _place(key: str) -> Place | None:
         return None
 
 
+#: Every answer of the API may carry a hand: no browser or proxy keeps it.
+NO_STORE = {"Cache-Control": "no-store"}
+
+
 def _json(data: Json, status: int = 200) -> Response:
-    return Response(orjson.dumps(data), status_code=status, media_type="application/json")
+    return Response(
+        orjson.dumps(data), status_code=status, media_type="application/json", headers=NO_STORE
+    )
 
 
 def _unauthorized(refused: InitDataRefused) -> Response:

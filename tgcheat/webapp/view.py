@@ -42,6 +42,22 @@ def plain(text: str) -> str:
     return html.unescape(_TAG.sub("", text))
 
 
+def outsider_json(tr: Translator) -> Json:
+    """What a person not seated in a place's game is told of it: only that, whether the place
+    has a game or not."""
+    return {"v": 0, "rtl": tr.rtl, "refused": refusal_text(tr, SessionRefusal.NOT_PLAYING_THERE)}
+
+
+def takes_part(session: Session | None, user_id: int) -> bool:
+    """Whether ``user_id`` is in the place's lobby or seated in its game: a stream watches the
+    place only for them."""
+    if session is None:
+        return False
+    if session.lobby is not None and session.lobby.has(user_id):
+        return True
+    return session.game is not None and session.game.seat_of(user_id) is not None
+
+
 def no_game_json(tr: Translator) -> Json:
     """What the Mini App opened without a game named (the menu button) shows a person who
     plays in no game now."""
@@ -77,9 +93,10 @@ def state_json(
     owner's. A person not seated in the game is told so (the refusal's own words)."""
     game = session.game if session is not None else None
     seat = game.seat_of(user_id) if game is not None else None
-    base: Json = {"v": version, "rtl": tr.rtl}
     if session is None or game is None or seat is None:
-        return base | {"refused": refusal_text(tr, SessionRefusal.STALE)}
+        # Nothing of the place, not even its version (which would tell when it changes).
+        return outsider_json(tr)
+    base: Json = {"v": version, "rtl": tr.rtl}
     player = game.players[seat]
     hand = sorted(player.hand, key=lambda card: (card.rank, card))
     result: Json = base | {
