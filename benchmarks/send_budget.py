@@ -587,6 +587,8 @@ async def run(
         observe_commits(shell.store, bench.observe)
         flood_from_ms = START_MS + flood_at_s * STEP_MS
         flood_until_ms = flood_from_ms + FLOOD_FOR_S * STEP_MS
+        if flood:
+            fake.started_users.add(FLOODER.id)  # they have the bot's private chat open
         watch = BudgetWatch(flood_from_ms, flood_until_ms + FLOOD_AFTERMATH_S * STEP_MS)
         if shell.sender.budget is not None:
             watch_budget(shell.sender.budget, watch, clock)

@@ -13,12 +13,13 @@ from collections.abc import Callable
 
 from redis.asyncio import Redis
 
+from tests.bot.conftest import GROUP_ID, BotHarness, make_harness
 from tests.bot.play import has_op
 from tests.bot.webhook import Served, served
-from tests.support.updates import User
+from tests.support.updates import User, private
 from tgcheat.bot.callbacks import Op
 from tgcheat.bot.publish import wall_clock_ms
-from tgcheat.store.send_budget import Priority
+from tgcheat.store.send_budget import REPLIES_PER_SECOND, REPLY_BURST, Priority
 
 GROUP = -1001000000077
 PLAYERS = (User(71, "Ann"), User(72, "Bob"), User(73, "Cy"))
@@ -137,3 +138,75 @@ async def test_a_table_posted_anew_goes_whole_or_waits_whole(redis: Redis) -> No
         assert len([m for m in bot.fake.visible_messages(GROUP) if m.buttons]) == 1
         assert answering == [] or answering == [bot.fake.visible_messages(GROUP)[-1]]
         assert not [c for c in bot.fake.calls if c.status == 429]
+
+
+# --- what one person's commands may cost ---------------------------------------------------------
+
+MALLORY, ANN, BOB = User(66, "Mallory"), User(1, "Ann"), User(2, "Bob")
+
+
+def replies_in(bot: BotHarness, chat_id: int) -> int:
+    return len(bot.fake.bot_messages(chat_id, include_deleted=True))
+
+
+async def test_a_person_repeating_commands_gets_a_reply_a_second_and_others_get_theirs(
+    redis: Redis,
+) -> None:
+    """Mallory sends /help ten times at once in her private chat, then /rules ten times in a
+    group: she is answered three times at once, then once a second, wherever she writes; Ann
+    and Bob are answered as ever, and the group's budget is still there for Bob."""
+    bot = await make_harness(
+        redis, replies_per_second=REPLIES_PER_SECOND, group_messages_per_minute=20
+    )
+    try:
+        bot.fake.started_users.update({MALLORY.id, ANN.id})
+        now = wall_clock_ms()
+        bot.shell.clock = lambda: now
+        for _ in range(10):
+            await bot.command(MALLORY, "/help", private(MALLORY))
+        assert replies_in(bot, MALLORY.id) == REPLY_BURST
+        await bot.command(ANN, "/help", private(ANN))
+        assert replies_in(bot, ANN.id) == 1
+
+        bot.shell.clock = lambda: now + 1_000
+        for _ in range(10):
+            await bot.command(MALLORY, "/help", private(MALLORY))
+        assert replies_in(bot, MALLORY.id) == REPLY_BURST + 1
+
+        # Her allowance is hers wherever she writes: in a group she has none left either.
+        for _ in range(10):
+            await bot.command(MALLORY, "/rules")
+        assert replies_in(bot, GROUP_ID) == 0
+        bot.shell.clock = lambda: now + 10_000
+        for _ in range(10):
+            await bot.command(MALLORY, "/rules")
+        assert replies_in(bot, GROUP_ID) == REPLY_BURST
+        # The group's budget (bursts of 4) has a message left for Bob.
+        bobs = bot.updates.command(bot.group, BOB, "/rules")
+        await bot.feed(bobs)
+        assert replies_in(bot, GROUP_ID) == REPLY_BURST + 1
+        answer = bot.fake.calls_to("sendMessage")[-1].params
+        assert answer["reply_parameters"]["message_id"] == bobs["message"]["message_id"]
+    finally:
+        await bot.app.shutdown()
+    bot.fake.assert_clean()
+
+
+async def test_presses_are_answered_whatever_the_person_asked_before(redis: Redis) -> None:
+    """A pop-up costs no message: a person who spent her replies still has her taps
+    answered."""
+    bot = await make_harness(redis, replies_per_second=REPLIES_PER_SECOND)
+    try:
+        now = wall_clock_ms()
+        bot.shell.clock = lambda: now
+        await bot.command(ANN, "/new")
+        for _ in range(REPLY_BURST + 2):
+            await bot.command(MALLORY, "/help", private(MALLORY))
+        answered = len(bot.fake.calls_to("answerCallbackQuery"))
+        for _ in range(5):
+            await bot.press(MALLORY, GROUP_ID, has_op(Op.LEAVE))
+        popups = bot.fake.calls_to("answerCallbackQuery")[answered:]
+        assert len(popups) == 5 and all(call.params.get("text") for call in popups)
+    finally:
+        await bot.app.shutdown()
+    bot.fake.assert_clean()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from redis.asyncio import Redis
 
 from tgcheat.store.keys import Keys
-from tgcheat.store.send_budget import Priority, SendBudget
+from tgcheat.store.send_budget import REPLY_BURST, Priority, ReplyBudget, SendBudget
 
 NOW = 1_700_000_000_000
 
@@ -80,3 +80,29 @@ async def test_a_clock_behind_the_last_spenders_refills_nothing(redis: Redis) ->
 def test_the_budget_key_is_a_slot_of_its_own() -> None:
     key = Keys().send_budget()
     assert key == "tgc:{send}:budget"
+
+
+async def test_a_persons_replies_three_at_once_then_one_a_second_each_their_own(
+    redis: Redis,
+) -> None:
+    replies = ReplyBudget(redis, Keys())
+    assert [await replies.take(66, NOW) for _ in range(5)] == [True] * 3 + [False] * 2
+    assert await replies.take(1, NOW)  # another person's are theirs
+    assert not await replies.take(66, NOW + 999)
+    assert await replies.take(66, NOW + 1_000)
+    assert not await replies.take(66, NOW + 1_000)
+
+
+async def test_a_persons_bucket_lives_only_until_it_is_full_again(redis: Redis) -> None:
+    """However many commands a stranger sends, the key they cost expires within the seconds a
+    full bucket takes to refill, and a refused command writes nothing."""
+    replies = ReplyBudget(redis, Keys())
+    key = Keys().replies(66)
+    assert await replies.take(66, NOW)
+    assert 0 < await redis.pttl(key) <= 1_000
+    for _ in range(REPLY_BURST - 1):
+        assert await replies.take(66, NOW)
+    assert 0 < await redis.pttl(key) <= REPLY_BURST * 1_000
+    before = await redis.hgetall(key)
+    assert not await replies.take(66, NOW)
+    assert await redis.hgetall(key) == before

@@ -121,6 +121,11 @@ class Keys:
         """A user's settings hash."""
         return f"{self.prefix}:user:{user_id}"
 
+    def replies(self, asker_id: int) -> str:
+        """What one person's commands may still cost in replies (tgcheat.store.send_budget.
+        ReplyBudget): a person's id, or a group's for those who write as a chat there."""
+        return f"{self.prefix}:replies:{asker_id}"
+
     def pings(self, chat_id: int) -> str:
         """The people a group's next game is announced to in private (tgcheat.store.pings)."""
         return f"{self.tag(chat_id)}:ping:{chat_id}"

@@ -14,8 +14,13 @@ the table posted anew below it) may take the rest; a table edit leaves two fifth
 and what may wait (the hands of players who are not to act, deletions, the lobby) three fifths.
 A request the budget refuses is not sent: its caller holds what it would have shown for the
 clock, as for Telegram's own flood wait (``tgcheat.bot.sender.OverBudget``), so that over the
-budget nothing is lost and the games slow down together. A 429 from Telegram empties the
-bucket: its own limit has the last word.
+budget nothing is lost and the games slow down together.
+
+A reply to a person's own command is never refused here, so what one person's commands may cost
+is limited apart, before the reply is made (``ReplyBudget``): about a reply a second, three at
+once, a bucket per person in Redis that lives no longer than it takes to fill again. Beyond it,
+the command gets no reply: a person who repeats /help ten times a second is answered three
+times, then once a second, and the games' turns never wait for them.
 """
 
 from __future__ import annotations
@@ -97,6 +102,28 @@ return 1
 """
 
 
+#: What one person's commands may cost: a reply a second, three at once (about what Telegram
+#: lets a private chat have, so that the replies meet no 429 of their own either).
+REPLIES_PER_SECOND = 1.0
+REPLY_BURST = 3
+
+# KEYS[1] a person's bucket. ARGV: rate a second, burst, now (ms). Returns 1 when a reply is
+# taken, else 0 (and nothing is written). The key expires when the bucket would be full again:
+# gone, it reads as full, so a person costs a key only for the seconds after their commands.
+TAKE_REPLY_SCRIPT = """
+local rate, burst, now = tonumber(ARGV[1]) / 1000, tonumber(ARGV[2]), tonumber(ARGV[3])
+local stored = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(stored[1]) or burst
+local at = tonumber(stored[2]) or now
+tokens = math.min(burst, tokens + math.max(0, now - at) * rate)
+if tokens < 1 then return 0 end
+tokens = tokens - 1
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', math.max(at, now))
+redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil((burst - tokens) / rate)))
+return 1
+"""
+
+
 @dataclass(frozen=True, slots=True)
 class Refusal:
     """The budget holds too few tokens for a request of this priority: they are back in
@@ -141,3 +168,26 @@ class SendBudget:
             await bounded(self._empty(keys=[self._key], args=[self.per_second, self.burst, now_ms]))
         except (RedisError, TimeoutError) as error:
             log.warning("the send budget could not be emptied after a 429: %s", error)
+
+
+class ReplyBudget:
+    """What one person's commands may cost in replies, shared by every process (a bucket per
+    person, ``Keys.replies``)."""
+
+    def __init__(
+        self,
+        redis: Redis,
+        keys: Keys,
+        per_second: float = REPLIES_PER_SECOND,
+        burst: int = REPLY_BURST,
+    ) -> None:
+        self._keys = keys
+        self.per_second = per_second
+        self.burst = burst
+        self._take = redis.register_script(TAKE_REPLY_SCRIPT)
+
+    async def take(self, asker_id: int, now_ms: int) -> bool:
+        """Take one reply for the person (or the group ``asker_id`` names) answered now; False
+        while they have spent their replies (the reply is not sent; nothing waits)."""
+        args = [self.per_second, self.burst, now_ms]
+        return bool(await bounded(self._take(keys=[self._keys.replies(asker_id)], args=args)))
