@@ -117,6 +117,11 @@ class Keys:
         in a slot of its own."""
         return f"{self.prefix}:{{send}}:budget"
 
+    def send_floods(self) -> str:
+        """The chats that got a 429 in the last second (tgcheat.store.send_budget): in the send
+        budget's slot, as the script that reads it writes the budget too."""
+        return f"{self.prefix}:{{send}}:floods"
+
     def user(self, user_id: int) -> str:
         """A user's settings hash."""
         return f"{self.prefix}:user:{user_id}"
