@@ -3,7 +3,7 @@ and off.
 
     python benchmarks/send_budget.py [--games 50 200 1000] [--minutes 2] [--players 4]
                                      [--tap-s 2 3] [--open-over-s S] [--redis-connections N]
-                                     [--seed 1] [--json]
+                                     [--seed 1] [--json] [--flood-private]
 
 Many groups play Cheat at a human pace at the same time on one bot, as one process runs it: one
 application (``tgcheat.bot.app.build_application``), one Redis (a throwaway server), one offline
@@ -52,6 +52,17 @@ Each group's players choose with a generator of their own (``--seed``), but the 
 updates meet Redis and the budgets in an order that varies from run to run, and so do the deals:
 the same arguments give figures a few percent apart, the p99 further.
 
+With ``--flood-private`` it measures one person instead: while the groups play (the send budget
+on), someone who plays in none of them sends ``/help`` in their private chat with the bot 10
+times a second for 3 seconds (from the run's second ``FLOOD_AT_S``, once the games are under
+way). Each number of games runs
+twice, without the flood and with it, the same seed; for each it counts what the groups' players
+must see to act (their turns, reveals, tables posted anew: the send budget's ``MUST`` requests)
+from the flood's start to 2 seconds after its end, and how many of those the budget refused
+(``turns_and_reveals``), then prints both shares and their difference: what the flood
+changed of other games' turn and reveal delivery. The flood's own requests and their 429s are
+counted apart (``flood``).
+
 It asserts nothing.
 """
 
@@ -79,7 +90,7 @@ from tests.support.buttons import press_matcher
 from tests.support.fake_telegram import FakeTelegram, JsonDict, MessageRecord
 from tests.support.rate_limits import COUNTED_METHODS, TelegramLimits
 from tests.support.redis_server import throwaway_redis_server
-from tests.support.updates import UpdateFactory, User, group
+from tests.support.updates import UpdateFactory, User, group, private
 from tgcheat.bot.app import CheatApplication, build_application
 from tgcheat.bot.callbacks import ClaimPress, Op, Press
 from tgcheat.bot.taps import tap_from_json
@@ -91,7 +102,7 @@ from tgcheat.engine.events import CardsPlayed, GameEnded, TurnStarted
 from tgcheat.engine.state import Phase
 from tgcheat.redis_connection import CLIENT_OPTIONS
 from tgcheat.store.games import Committed, GameStore
-from tgcheat.store.send_budget import TELEGRAM_SEND_RATE
+from tgcheat.store.send_budget import TELEGRAM_SEND_RATE, Priority, Refusal, SendBudget
 from tgcheat.table.place import Place
 from tgcheat.table.session import Session
 from tools.transcript import NAMES, START_MS, Clock, _hand_press, _one_tap_play
@@ -118,6 +129,14 @@ GIVE_UP_S = 30
 FORGET_EVERY_S = 30
 QUESTIONS = frozenset({"getchatmember", "getchatadministrators", "getme", "getchat"})
 CALLBACK_ANSWER = "answercallbackquery"
+#: The flood of ``--flood-private``: when it starts (the run's second), how many /help a
+#: second, for how long, and how long after it its effect on the games is still counted.
+FLOOD_AT_S = 60
+FLOOD_PER_SECOND = 10  # one in each tenth of a second the run moves by
+FLOOD_FOR_S = 3
+FLOOD_AFTERMATH_S = 2
+#: The one who floods: a person in no group of the run.
+FLOODER = User(1_999_999, "Flo", language_code="en")
 #: What a player's move is, among the computer player's choices: each is a button someone taps.
 PlayerMove = Play | Challenge | Accept | Pass | PassVote
 
@@ -486,6 +505,35 @@ class Group:
         await self.bench.feed(update)
 
 
+@dataclass
+class BudgetWatch:
+    """What the send budget took and refused of what players must see to act (``MUST``),
+    counted between ``from_ms`` and ``until_ms``."""
+
+    from_ms: int
+    until_ms: int
+    asked: int = 0
+    refused: int = 0
+
+    def share_refused(self) -> float | None:
+        return round(self.refused / self.asked, 4) if self.asked else None
+
+
+def watch_budget(budget: SendBudget, watch: BudgetWatch, clock: Clock) -> None:
+    """Let ``watch`` count the budget's answers to what players must see (its own path, as it
+    is)."""
+    take = budget.take
+
+    async def watched(now_ms: int, priority: Priority, count: int = 1) -> Refusal | None:
+        refusal = await take(now_ms, priority, count)
+        if priority is Priority.MUST and watch.from_ms <= clock.now_ms < watch.until_ms:
+            watch.asked += count
+            watch.refused += count if refusal is not None else 0
+        return refusal
+
+    budget.take = watched  # type: ignore[method-assign]
+
+
 def observe_commits(store: GameStore, observe: Callable[[Committed[Any]], None]) -> None:
     """Let ``observe`` see every change the store commits (the bot's own path, untouched)."""
     transact = store.transact
@@ -509,8 +557,11 @@ async def run(
     open_over_s: float | None,
     redis_connections: int | None,
     seed: int,
+    flood: bool = False,
+    flood_at_s: int = FLOOD_AT_S,
 ) -> dict[str, Any]:
-    """One run: ``games`` groups for ``minutes`` virtual minutes with this send budget."""
+    """One run: ``games`` groups for ``minutes`` virtual minutes with this send budget; with
+    ``flood``, one private chat sends /help ``FLOOD_PER_SECOND`` times a second meanwhile."""
     clock = Clock(START_MS)
     limits = TelegramLimits()
     fake = ManyChatsTelegram(clock=clock.seconds, limits=limits)
@@ -534,6 +585,14 @@ async def run(
         app.timers.rng = rng
         bench = Bench(app, fake, clock, tap_s)
         observe_commits(shell.store, bench.observe)
+        flood_from_ms = START_MS + flood_at_s * STEP_MS
+        flood_until_ms = flood_from_ms + FLOOD_FOR_S * STEP_MS
+        if flood:
+            fake.started_users.add(FLOODER.id)  # they have the bot's private chat open
+        watch = BudgetWatch(flood_from_ms, flood_until_ms + FLOOD_AFTERMATH_S * STEP_MS)
+        if shell.sender.budget is not None:
+            watch_budget(shell.sender.budget, watch, clock)
+        flood_calls: Counter[int] = Counter()
         spread_ms = max(1, math.ceil(open_over_s or tap_s[1])) * 1000
         groups = [
             Group(bench, index, players, START_MS + rng.randrange(0, spread_ms, STEP_MS), seed)
@@ -547,11 +606,18 @@ async def run(
                 for tenth in range(STEP_MS // TAP_STEP_MS):
                     clock.now_ms = now = START_MS + second * STEP_MS + tenth * TAP_STEP_MS
                     due = [g for g in groups if g.due_ms <= now]
-                    await asyncio.gather(*(bench.in_a_slot(g.turn(now)) for g in due))
+                    taps = [bench.in_a_slot(g.turn(now)) for g in due]
+                    if flood and flood_from_ms <= now < flood_until_ms:
+                        helps = bench.updates.command(private(FLOODER), FLOODER, "/help")
+                        taps.append(bench.in_a_slot(bench.feed(helps)))
+                    await asyncio.gather(*taps)
                     if tenth == 0:
                         # The game clock looks once a second, as a process's does.
                         await app.timers.fire_due(now)
                         await app.timers.refresh_deferred_tables(now)
+                flood_calls.update(
+                    call.status for call in fake.calls if call.params.get("chat_id") == FLOODER.id
+                )
                 bench.count_requests()
                 if second % FORGET_EVERY_S == FORGET_EVERY_S - 1:
                     fake.forget_the_past()
@@ -567,6 +633,15 @@ async def run(
     }
     result["redis_connections"] = redis_connections or DEFAULT_REDIS_CONNECTIONS
     result["logged"] = logged.summary()
+    result["flooded"] = flood
+    result["turns_and_reveals"] = {
+        "counted_from_s": (watch.from_ms - START_MS) / 1000,
+        "counted_until_s": (watch.until_ms - START_MS) / 1000,
+        "asked": watch.asked,
+        "refused": watch.refused,
+        "share_refused": watch.share_refused(),
+    }
+    result["flood"] = {"requests": sum(flood_calls.values()), "refused_429": flood_calls[429]}
     return result
 
 
@@ -641,24 +716,30 @@ async def measure(
     redis_connections: int | None = None,
     seed: int = 1,
     send_rates: Sequence[float] = (BUDGET_ON, 0.0),
+    floods: Sequence[bool] = (False,),
+    flood_at_s: int = FLOOD_AT_S,
 ) -> list[dict[str, Any]]:
-    """Every run: each number of games with each send budget."""
+    """Every run: each number of games with each send budget, without and with the flood as
+    ``floods`` says."""
     results = []
     with throwaway_redis_server() as url:
         for count in games:
             for send_rate in send_rates:
-                result = await run(
-                    url,
-                    count,
-                    send_rate,
-                    minutes=minutes,
-                    players=players,
-                    tap_s=tap_s,
-                    open_over_s=open_over_s,
-                    redis_connections=redis_connections,
-                    seed=seed,
-                )
-                results.append(result)
+                for flood in floods:
+                    result = await run(
+                        url,
+                        count,
+                        send_rate,
+                        minutes=minutes,
+                        players=players,
+                        tap_s=tap_s,
+                        open_over_s=open_over_s,
+                        redis_connections=redis_connections,
+                        seed=seed,
+                        flood=flood,
+                        flood_at_s=flood_at_s,
+                    )
+                    results.append(result)
     return results
 
 
@@ -681,6 +762,30 @@ def print_table(results: Sequence[dict[str, Any]]) -> None:
             f"{delay['p99_with_untold']} | "
             f"{result['plays_per_minute_per_game']} | {result['games_finished']} | "
             f"{sum(kind['count'] for kind in result['logged'].values())} | {result['wall_s']} |"
+        )
+
+
+def print_flood_table(results: Sequence[dict[str, Any]]) -> None:
+    """Without the flood and with it: the share of turns and reveals the budget refused."""
+    print(
+        "| games | private flood | turns and reveals asked | refused by the budget | share | "
+        "change | flood's requests | flood's 429s | all 429s |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    quiet: dict[int, float] = {}
+    for result in results:
+        counted = result["turns_and_reveals"]
+        share = counted["share_refused"] or 0.0
+        change = ""
+        if not result["flooded"]:
+            quiet[result["games"]] = share
+        elif result["games"] in quiet:
+            change = f"{(share - quiet[result['games']]) * 100:+.2f} pp"
+        flood = result["flood"]
+        print(
+            f"| {result['games']} | {'/help 10/s for 3 s' if result['flooded'] else 'none'} | "
+            f"{counted['asked']} | {counted['refused']} | {share * 100:.2f}% | {change} | "
+            f"{flood['requests']} | {flood['refused_429']} | {result['refused']['all']} |"
         )
 
 
@@ -710,6 +815,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--flood-private",
+        action="store_true",
+        help="one private chat sends /help 10 times a second for 3 s while the groups play "
+        "(budget on; each number of games without and with it)",
+    )
     args = parser.parse_args(argv)
     if len(args.tap_s) > 2:
         parser.error("--tap-s takes one number or two")
@@ -724,10 +835,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             open_over_s=args.open_over_s,
             redis_connections=args.redis_connections,
             seed=args.seed,
+            **({"send_rates": (BUDGET_ON,), "floods": (False, True)} if args.flood_private else {}),
         )
     )
     if args.json:
         print(json.dumps({"runs": results}, indent=2))
+    elif args.flood_private:
+        print_flood_table(results)
     else:
         print_table(results)
     return 0

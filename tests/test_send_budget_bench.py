@@ -54,3 +54,27 @@ def test_the_percentile_is_the_nearest_rank(bench: ModuleType) -> None:
     assert bench.percentile(values, 0.99) == 99.0
     assert bench.percentile([7.0], 0.99) == 7.0
     assert bench.percentile([], 0.5) is None
+
+
+def test_a_private_flood_is_measured_beside_the_same_run_without_it(bench: ModuleType) -> None:
+    runs = asyncio.run(
+        bench.measure(
+            [3],
+            minutes=0.25,
+            players=3,
+            seed=5,
+            send_rates=(bench.BUDGET_ON,),
+            floods=(False, True),
+            flood_at_s=5,
+        )
+    )
+    assert [run["flooded"] for run in runs] == [False, True]
+    quiet, flooded = runs
+    assert quiet["flood"] == {"requests": 0, "refused_429": 0}
+    # The flooder's /help reached the bot: some of it was answered.
+    assert flooded["flood"]["requests"] >= 1
+    for run in runs:
+        counted = run["turns_and_reveals"]
+        assert (counted["counted_from_s"], counted["counted_until_s"]) == (5.0, 10.0)
+        assert 0 <= counted["refused"] <= counted["asked"]
+        assert run["failed_taps"] == 0 and run["violations"] == 0

@@ -79,6 +79,7 @@ async def make_harness(
     *,
     group_messages_per_minute: int = UNLIMITED,
     send_rate: float = 0,
+    replies_per_second: float = 0,
 ) -> BotHarness:
     fake = fake or FakeTelegram()
     app = build_application(
@@ -87,6 +88,7 @@ async def make_harness(
         request=fake,
         group_messages_per_minute=group_messages_per_minute,
         send_rate=send_rate,
+        replies_per_second=replies_per_second,
     )
     await app.initialize()
     return BotHarness(

@@ -13,12 +13,20 @@ from collections.abc import Callable
 
 from redis.asyncio import Redis
 
+from tests.bot.conftest import GROUP_ID, BotHarness, make_harness
 from tests.bot.play import has_op
 from tests.bot.webhook import Served, served
-from tests.support.updates import User
+from tests.support.fake_telegram import FakeTelegram
+from tests.support.rate_limits import Rate, TelegramLimits
+from tests.support.updates import User, private
 from tgcheat.bot.callbacks import Op
 from tgcheat.bot.publish import wall_clock_ms
-from tgcheat.store.send_budget import Priority
+from tgcheat.store.send_budget import (
+    GLOBAL_FLOOD_CHATS,
+    REPLIES_PER_SECOND,
+    REPLY_BURST,
+    Priority,
+)
 
 GROUP = -1001000000077
 PLAYERS = (User(71, "Ann"), User(72, "Bob"), User(73, "Cy"))
@@ -137,3 +145,143 @@ async def test_a_table_posted_anew_goes_whole_or_waits_whole(redis: Redis) -> No
         assert len([m for m in bot.fake.visible_messages(GROUP) if m.buttons]) == 1
         assert answering == [] or answering == [bot.fake.visible_messages(GROUP)[-1]]
         assert not [c for c in bot.fake.calls if c.status == 429]
+
+
+# --- what one person's commands may cost ---------------------------------------------------------
+
+MALLORY, ANN, BOB = User(66, "Mallory"), User(1, "Ann"), User(2, "Bob")
+
+
+def replies_in(bot: BotHarness, chat_id: int) -> int:
+    return len(bot.fake.bot_messages(chat_id, include_deleted=True))
+
+
+async def test_a_person_repeating_commands_gets_a_reply_a_second_and_others_get_theirs(
+    redis: Redis,
+) -> None:
+    """Mallory sends /help ten times at once in her private chat, then /rules ten times in a
+    group: she is answered three times at once, then once a second, wherever she writes; Ann
+    and Bob are answered as ever, and the group's budget is still there for Bob."""
+    bot = await make_harness(
+        redis, replies_per_second=REPLIES_PER_SECOND, group_messages_per_minute=20
+    )
+    try:
+        bot.fake.started_users.update({MALLORY.id, ANN.id})
+        now = wall_clock_ms()
+        bot.shell.clock = lambda: now
+        for _ in range(10):
+            await bot.command(MALLORY, "/help", private(MALLORY))
+        assert replies_in(bot, MALLORY.id) == REPLY_BURST
+        await bot.command(ANN, "/help", private(ANN))
+        assert replies_in(bot, ANN.id) == 1
+
+        bot.shell.clock = lambda: now + 1_000
+        for _ in range(10):
+            await bot.command(MALLORY, "/help", private(MALLORY))
+        assert replies_in(bot, MALLORY.id) == REPLY_BURST + 1
+
+        # Her allowance is hers wherever she writes: in a group she has none left either.
+        for _ in range(10):
+            await bot.command(MALLORY, "/rules")
+        assert replies_in(bot, GROUP_ID) == 0
+        bot.shell.clock = lambda: now + 10_000
+        for _ in range(10):
+            await bot.command(MALLORY, "/rules")
+        assert replies_in(bot, GROUP_ID) == REPLY_BURST
+        # The group's budget (bursts of 4) has a message left for Bob.
+        bobs = bot.updates.command(bot.group, BOB, "/rules")
+        await bot.feed(bobs)
+        assert replies_in(bot, GROUP_ID) == REPLY_BURST + 1
+        answer = bot.fake.calls_to("sendMessage")[-1].params
+        assert answer["reply_parameters"]["message_id"] == bobs["message"]["message_id"]
+    finally:
+        await bot.app.shutdown()
+    bot.fake.assert_clean()
+
+
+async def test_presses_are_answered_whatever_the_person_asked_before(redis: Redis) -> None:
+    """A pop-up costs no message: a person who spent her replies still has her taps
+    answered."""
+    bot = await make_harness(redis, replies_per_second=REPLIES_PER_SECOND)
+    try:
+        now = wall_clock_ms()
+        bot.shell.clock = lambda: now
+        await bot.command(ANN, "/new")
+        for _ in range(REPLY_BURST + 2):
+            await bot.command(MALLORY, "/help", private(MALLORY))
+        answered = len(bot.fake.calls_to("answerCallbackQuery"))
+        for _ in range(5):
+            await bot.press(MALLORY, GROUP_ID, has_op(Op.LEAVE))
+        popups = bot.fake.calls_to("answerCallbackQuery")[answered:]
+        assert len(popups) == 5 and all(call.params.get("text") for call in popups)
+    finally:
+        await bot.app.shutdown()
+    bot.fake.assert_clean()
+
+
+# --- which 429 empties the bot's budget ----------------------------------------------------------
+
+PEOPLE = tuple(User(80 + n, f"P{n}") for n in range(GLOBAL_FLOOD_CHATS + 2))
+
+
+async def limited_bot(redis: Redis, limits: TelegramLimits) -> BotHarness:
+    """The bot with a send budget of 10 a second against the offline API's limits; everyone
+    here has started it, and the handlers' clock (the replies') holds still."""
+    bot = await make_harness(
+        redis,
+        FakeTelegram(limits=limits),
+        send_rate=10,
+        replies_per_second=REPLIES_PER_SECOND,
+    )
+    bot.fake.started_users.update({MALLORY.id, ANN.id, *(person.id for person in PEOPLE)})
+    now = wall_clock_ms()
+    bot.shell.clock = lambda: now
+    return bot
+
+
+async def musts_taken(bot: BotHarness) -> int:
+    """What the bot-wide budget still gives what players must see, now (taken)."""
+    budget = bot.shell.sender.budget
+    assert budget is not None
+    now = wall_clock_ms()
+    taken = 0
+    while taken < 10 and await budget.take(now, Priority.MUST) is None:
+        taken += 1
+    return taken
+
+
+async def test_a_429_of_one_private_chats_own_limit_leaves_the_bots_budget_alone(
+    redis: Redis,
+) -> None:
+    """Mallory's private chat takes one message at a time: her second /help meets a 429
+    there. The bot sends far below its rate, so it is her chat's limit: nobody else's turn
+    waits for it, and Ann is answered."""
+    bot = await limited_bot(redis, TelegramLimits(private=Rate(per_second=0.001, burst=1)))
+    try:
+        await bot.command(MALLORY, "/help", private(MALLORY))
+        await bot.command(MALLORY, "/help", private(MALLORY))
+        assert [call.status for call in bot.fake.calls_to("sendMessage")] == [200, 429]
+        await bot.command(ANN, "/help", private(ANN))
+        assert replies_in(bot, ANN.id) == 1
+        # 9 tokens held, 3 replies tried, 1.8 kept for answers: 4 turns may go at once.
+        assert await musts_taken(bot) == 4
+    finally:
+        await bot.app.shutdown()
+    bot.fake.assert_clean()
+
+
+async def test_429s_in_several_chats_at_once_are_the_bots_limit_and_empty_its_budget(
+    redis: Redis,
+) -> None:
+    """Telegram's limit for all chats is lower than the budget believes (2 messages, then
+    none): the next people's replies meet 429s in as many chats, and the budget is emptied."""
+    bot = await limited_bot(redis, TelegramLimits(all_chats=Rate(per_second=0.001, burst=2)))
+    try:
+        for person in PEOPLE:
+            await bot.command(person, "/help", private(person))
+        statuses = [call.status for call in bot.fake.calls_to("sendMessage")]
+        assert statuses == [200, 200] + [429] * GLOBAL_FLOOD_CHATS
+        assert await musts_taken(bot) == 0
+    finally:
+        await bot.app.shutdown()
+    bot.fake.assert_clean()

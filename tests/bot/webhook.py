@@ -113,7 +113,12 @@ async def served(
 ) -> AsyncIterator[Served]:
     fake = FakeTelegram()
     application = build_application(
-        CONFIG, redis, request=fake, group_messages_per_minute=per_minute, send_rate=send_rate
+        CONFIG,
+        redis,
+        request=fake,
+        group_messages_per_minute=per_minute,
+        send_rate=send_rate,
+        replies_per_second=0,
     )
     assert isinstance(application, CheatApplication)
     web = create_web_app(application, redis, CONFIG)

@@ -32,7 +32,7 @@ from tgcheat.bot.taps import Tap
 from tgcheat.bot.timers import Timers
 from tgcheat.i18n import N_, available_languages, load_all, telegram_code, translator
 from tgcheat.store.games import GROUP_MESSAGES_PER_MINUTE, OUTBOX_LEASE_MS, GameStore
-from tgcheat.store.send_budget import SendBudget
+from tgcheat.store.send_budget import REPLIES_PER_SECOND, SendBudget
 
 if TYPE_CHECKING:
     from tgcheat.config import Config
@@ -241,6 +241,7 @@ def build_application(
     group_messages_per_minute: int = GROUP_MESSAGES_PER_MINUTE,
     outbox_lease_ms: int = OUTBOX_LEASE_MS,
     send_rate: float | None = None,
+    replies_per_second: float = REPLIES_PER_SECOND,
 ) -> Application:  # type: ignore[type-arg]
     """The bot.
 
@@ -251,7 +252,8 @@ def build_application(
     ``Bot`` (an admin check) meet it as ``ChatFlooded`` too (``Shell.is_admin``). The per-group
     budget that keeps the bot under Telegram's limits is kept across processes in Redis by the
     store (see GameStore.transact), and the budget across all chats by the sender
-    (``send_rate`` a second, ``config.send_rate`` unless given; 0: none)."""
+    (``send_rate`` a second, ``config.send_rate`` unless given; 0: none). Each person's
+    commands get ``replies_per_second`` replies at most (0: no limit)."""
     load_all()
     builder = (
         ApplicationBuilder()
@@ -270,6 +272,7 @@ def build_application(
         prefix=config.redis_prefix,
         group_messages_per_minute=group_messages_per_minute,
         outbox_lease_ms=outbox_lease_ms,
+        replies_per_second=replies_per_second,
     )
     sender = Sender(application.bot)
     rate = config.send_rate if send_rate is None else send_rate

@@ -17,9 +17,11 @@ Every message sent, edited or deleted also takes a token from the bot's budget a
 (``tgcheat.store.send_budget``), at the priority its caller gives: a request the budget refuses
 is raised as ``OverBudget`` before it is made, and held like a flood wait's. An answer to a
 person's own action (a reply, their pick) is never refused: it is counted, and what may wait
-waits longer. A sequence that must go whole (a table posted anew and its old message made a
-line of the history) takes its tokens together before its first request (``together``): it is
-refused whole or not at all, never left half done.
+waits longer. A 429 empties that budget only when it is the bot's limit across all chats
+(``SendBudget.flooded`` decides): a chat's own limit makes that chat wait, no other. A sequence
+that must go whole (a table posted anew and its old message made a line of the history) takes
+its tokens together before its first request (``together``): it is refused whole or not at
+all, never left half done.
 """
 
 from __future__ import annotations
@@ -245,7 +247,7 @@ class Sender:
             return await self._post(f"{self.bot.base_url}/{method}", params, result)
         except RetryAfter as error:
             if self.budget is not None:
-                await self.budget.emptied(self.clock())
+                await self.budget.flooded(chat_id, self.clock())
             flooded = self.flooded(chat_id, error, topic)
             wait_s = (flooded.until_ms - self.clock()) / 1000
             log.info("%s to chat %s: Telegram asks to wait %.1f s", method, chat_id, wait_s)

@@ -25,6 +25,7 @@ from tgcheat.store.messages import Messages
 from tgcheat.store.outbox import MustShow
 from tgcheat.store.pings import Pings
 from tgcheat.store.scripts import GROUP_BURST, OUTBOX_LEASE_MS, REMEMBERED_UPDATES
+from tgcheat.store.send_budget import REPLIES_PER_SECOND, ReplyBudget
 from tgcheat.store.sessions import (
     SESSION_TTL_S,
     Change,
@@ -68,6 +69,7 @@ class GameStore:
         prefix: str = KEY_PREFIX,
         group_messages_per_minute: int = GROUP_MESSAGES_PER_MINUTE,
         outbox_lease_ms: int = OUTBOX_LEASE_MS,
+        replies_per_second: float = REPLIES_PER_SECOND,
     ) -> None:
         self._redis = redis
         #: The names of the store's keys.
@@ -96,6 +98,11 @@ class GameStore:
         self.stats = Stats(redis, self.keys)
         self.app_requests = AppRequests(redis, self.keys)
         self.played_places = PlayedPlaces(redis, self.keys)
+        #: What each person's commands may cost in replies (None: no limit, for tests that
+        #: play faster than people).
+        self.replies = (
+            ReplyBudget(redis, self.keys, replies_per_second) if replies_per_second > 0 else None
+        )
 
     async def load(self, where: Where) -> tuple[Session | None, MessageIds]:
         """A group's (or a topic's) session (None: none) and the messages that show it."""

@@ -117,9 +117,19 @@ class Keys:
         in a slot of its own."""
         return f"{self.prefix}:{{send}}:budget"
 
+    def send_floods(self) -> str:
+        """The chats that got a 429 in the last second (tgcheat.store.send_budget): in the send
+        budget's slot, as the script that reads it writes the budget too."""
+        return f"{self.prefix}:{{send}}:floods"
+
     def user(self, user_id: int) -> str:
         """A user's settings hash."""
         return f"{self.prefix}:user:{user_id}"
+
+    def replies(self, asker_id: int) -> str:
+        """What one person's commands may still cost in replies (tgcheat.store.send_budget.
+        ReplyBudget): a person's id, or a group's for those who write as a chat there."""
+        return f"{self.prefix}:replies:{asker_id}"
 
     def pings(self, chat_id: int) -> str:
         """The people a group's next game is announced to in private (tgcheat.store.pings)."""

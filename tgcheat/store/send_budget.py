@@ -14,8 +14,20 @@ the table posted anew below it) may take the rest; a table edit leaves two fifth
 and what may wait (the hands of players who are not to act, deletions, the lobby) three fifths.
 A request the budget refuses is not sent: its caller holds what it would have shown for the
 clock, as for Telegram's own flood wait (``tgcheat.bot.sender.OverBudget``), so that over the
-budget nothing is lost and the games slow down together. A 429 from Telegram empties the
-bucket: its own limit has the last word.
+budget nothing is lost and the games slow down together.
+
+Telegram's own limit has the last word, but its 429 does not say which limit it is: a chat's
+own (a private chat about a message a second, a group twenty a minute) or the bot's across all
+chats. Only the latter empties the bucket (``SendBudget.flooded``): when the bucket held less
+than one message (the bot was sending at its rate), or when several chats got a 429 within a
+second (the limit is lower than the budget believes). A 429 in one chat while the bot sends
+below its rate is that chat's: the chat waits (``tgcheat.bot.sender``), the others do not.
+
+A reply to a person's own command is never refused here, so what one person's commands may cost
+is limited apart, before the reply is made (``ReplyBudget``): about a reply a second, three at
+once, a bucket per person in Redis that lives no longer than it takes to fill again. Beyond it,
+the command gets no reply: a person who repeats /help ten times a second is answered three
+times, then once a second, and the games' turns never wait for them.
 """
 
 from __future__ import annotations
@@ -83,16 +95,55 @@ if taken then return {1, 0} end
 return {0, math.ceil((reserve + wanted - tokens) / rate)}
 """
 
-# KEYS[1] the bucket. ARGV: rate a second, burst, now (ms). Telegram answered 429: the bucket
-# is emptied (the tokens it held are not there after all).
-EMPTY_SCRIPT = """
-local burst, now = tonumber(ARGV[2]), tonumber(ARGV[3])
+#: A 429 counts as the bot's limit across all chats when this many chats got one within
+#: ``FLOOD_WINDOW_MS`` (each chat counted once, however many it got): Telegram's limit for all
+#: chats refuses every chat the bot writes to, so at 30 messages a second many chats meet it
+#: within a second, while a chat's own limit is met one chat at a time.
+GLOBAL_FLOOD_CHATS = 5
+FLOOD_WINDOW_MS = 1_000
+
+# KEYS[1] the bucket, KEYS[2] the chats that got a 429 lately (a sorted set scored by when, at
+# most ARGV[6] of them, gone after the window). ARGV: rate a second, burst, now (ms), the chat,
+# window (ms), chats that make a 429 the bot's. Telegram answered 429 in the chat: the bucket is
+# emptied, and 1 returned, when the 429 is the bot's limit across all chats (the bucket held less
+# than one message, or enough chats got one within the window); else 0 and the bucket is as it
+# was (a chat's own limit spends nothing of the others').
+FLOODED_SCRIPT = """
+local rate, burst, now = tonumber(ARGV[1]) / 1000, tonumber(ARGV[2]), tonumber(ARGV[3])
+local window, needed = tonumber(ARGV[5]), tonumber(ARGV[6])
 local stored = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 local tokens = tonumber(stored[1]) or burst
 local at = tonumber(stored[2]) or now
-tokens = math.min(0, math.min(burst, tokens + math.max(0, now - at) * tonumber(ARGV[1]) / 1000))
-redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', math.max(at, now))
+tokens = math.min(burst, tokens + math.max(0, now - at) * rate)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
+redis.call('ZADD', KEYS[2], now, ARGV[4])
+redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -(needed + 1))
+redis.call('PEXPIRE', KEYS[2], window)
+if tokens >= 1 and redis.call('ZCARD', KEYS[2]) < needed then return 0 end
+redis.call('HSET', KEYS[1], 'tokens', tostring(math.min(0, tokens)), 'at', math.max(at, now))
 redis.call('PEXPIRE', KEYS[1], 60000)
+return 1
+"""
+
+
+#: What one person's commands may cost: a reply a second, three at once (about what Telegram
+#: lets a private chat have, so that the replies meet no 429 of their own either).
+REPLIES_PER_SECOND = 1.0
+REPLY_BURST = 3
+
+# KEYS[1] a person's bucket. ARGV: rate a second, burst, now (ms). Returns 1 when a reply is
+# taken, else 0 (and nothing is written). The key expires when the bucket would be full again:
+# gone, it reads as full, so a person costs a key only for the seconds after their commands.
+TAKE_REPLY_SCRIPT = """
+local rate, burst, now = tonumber(ARGV[1]) / 1000, tonumber(ARGV[2]), tonumber(ARGV[3])
+local stored = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(stored[1]) or burst
+local at = tonumber(stored[2]) or now
+tokens = math.min(burst, tokens + math.max(0, now - at) * rate)
+if tokens < 1 then return 0 end
+tokens = tokens - 1
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', math.max(at, now))
+redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil((burst - tokens) / rate)))
 return 1
 """
 
@@ -115,7 +166,8 @@ class SendBudget:
         self.burst = max(1.0, per_second * 0.9)
         self._take = redis.register_script(TAKE_SENDS_SCRIPT)
         self._reads = asyncio.Semaphore(READS_IN_FLIGHT)
-        self._empty = redis.register_script(EMPTY_SCRIPT)
+        self._floods_key = keys.send_floods()
+        self._flooded = redis.register_script(FLOODED_SCRIPT)
 
     def reserve(self, priority: Priority) -> float:
         return self.burst * _RESERVE_SHARE[priority]
@@ -135,9 +187,47 @@ class SendBudget:
             return None
         return Refusal(max(1, int(wait_ms)))
 
-    async def emptied(self, now_ms: int) -> None:
-        """Telegram answered 429: what the bucket held is spent."""
+    async def flooded(self, chat_id: int, now_ms: int) -> bool:
+        """Telegram answered 429 in the chat. Its answer does not say which limit it was, so
+        the bucket decides: the bot's limit across all chats when the bucket held less than
+        a message (the bot was sending at its rate) or when ``GLOBAL_FLOOD_CHATS`` chats got
+        a 429 within ``FLOOD_WINDOW_MS``; then what the bucket held is spent (True). Else it
+        was the chat's own limit (a private chat's second a message, a group's minute), and
+        the other chats' budget is untouched (False)."""
+        args = [
+            self.per_second,
+            self.burst,
+            now_ms,
+            chat_id,
+            FLOOD_WINDOW_MS,
+            GLOBAL_FLOOD_CHATS,
+        ]
         try:
-            await bounded(self._empty(keys=[self._key], args=[self.per_second, self.burst, now_ms]))
+            keys = [self._key, self._floods_key]
+            return bool(await bounded(self._flooded(keys=keys, args=args)))
         except (RedisError, TimeoutError) as error:
-            log.warning("the send budget could not be emptied after a 429: %s", error)
+            log.warning("the send budget could not be told of a 429: %s", error)
+            return False
+
+
+class ReplyBudget:
+    """What one person's commands may cost in replies, shared by every process (a bucket per
+    person, ``Keys.replies``)."""
+
+    def __init__(
+        self,
+        redis: Redis,
+        keys: Keys,
+        per_second: float = REPLIES_PER_SECOND,
+        burst: int = REPLY_BURST,
+    ) -> None:
+        self._keys = keys
+        self.per_second = per_second
+        self.burst = burst
+        self._take = redis.register_script(TAKE_REPLY_SCRIPT)
+
+    async def take(self, asker_id: int, now_ms: int) -> bool:
+        """Take one reply for the person (or the group ``asker_id`` names) answered now; False
+        while they have spent their replies (the reply is not sent; nothing waits)."""
+        args = [self.per_second, self.burst, now_ms]
+        return bool(await bounded(self._take(keys=[self._keys.replies(asker_id)], args=args)))

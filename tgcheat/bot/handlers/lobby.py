@@ -264,6 +264,9 @@ class LobbyHandlers:
         await self.shell.tell(command.asker, view)
 
     async def show_hand(self, asker: Asker, place: Place) -> None:
+        """My cards: the hand posted anew, a reply to the person's own command."""
+        if not await self.shell.may_reply(asker):
+            return
         stored, messages = await self.shell.store.load(place)
         session, game = played_by(stored, asker.user_id)
         await self.shell.publisher.repost_hand(session, game, asker.user_id, messages)

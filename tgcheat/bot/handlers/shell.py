@@ -8,9 +8,11 @@ refusal — the table's (``SessionRefused``), the engine's (``ActionRefused``) o
 carries) — is raised, and ``refuse`` turns it into a pop-up for a button or a reply for a
 command, in the asker's language.
 
-A reply in a group is one of the group's messages: it is sent only while the group's budget
-allows (a member who repeats /rules spends that group's budget, and the reply is dropped once
-it is spent; the table is then not posted again either).
+A reply to a command costs the one who asked (``may_reply``): about a reply a second, a few at
+once, wherever they write; beyond it they get none. A reply in a group is also one of the
+group's messages: it is sent only while the group's budget allows (members who repeat /rules
+spend that group's budget, and the reply is dropped once it is spent; the table is then not
+posted again either).
 """
 
 from __future__ import annotations
@@ -262,14 +264,29 @@ class Shell:
 
     # --- answers -------------------------------------------------------------------------------
 
+    async def may_reply(self, asker: Asker) -> bool:
+        """Whether a reply to the person's command may go: each person's replies are limited
+        (``tgcheat.store.send_budget.ReplyBudget``), so that nobody's commands take what the
+        games need of the bot's budget. Those who write as a chat share one allowance per
+        group: the account Telegram shows for them is the same in every group."""
+        replies = self.store.replies
+        asker_id = asker.chat_id if asker.as_chat and asker.chat_id is not None else asker.user_id
+        if replies is None or await replies.take(asker_id, self.clock()):
+            return True
+        log.info("%s asks faster than they are answered: a reply dropped", asker_id)
+        return False
+
     async def tell(self, asker: Asker, view: views.View) -> None:
         """A message to whoever asked: in the chat they wrote in, as a reply in a group (and
-        the live table comes back below it), while the group's budget allows."""
+        the live table comes back below it), while their replies and the group's budget
+        allow."""
         chat_id = asker.chat_id
         if chat_id is None:
             return
         in_group = chat_id < 0
         place = Place(chat_id, asker.topic)
+        if not await self.may_reply(asker):
+            return
         if in_group and not await self.store.budget.take_for_reply(place, self.clock()):
             log.info("chat %s over its budget: a reply to %s dropped", place, asker.user_id)
             return
