@@ -3,6 +3,8 @@ next game opens, with its Join link; asking again signs them off."""
 
 from __future__ import annotations
 
+from redis.asyncio import Redis
+
 from tests.bot.conftest import GROUP_ID, BotHarness
 from tests.bot.play import group_texts, has_op, install_game, play, seated
 from tests.engine.helpers import cards, state_with
@@ -87,3 +89,29 @@ async def test_a_group_the_bot_left_forgets_its_sign_ups(bot: BotHarness) -> Non
     bot.fake.kick_bot(GROUP_ID)
     await bot.feed(bot.updates.my_chat_member(bot.group, ANN, "member", "kicked"))
     assert await bot.store.pings.take(GROUP_ID) == []
+
+
+async def test_only_a_member_signs_up_and_only_for_a_group_the_bot_has(
+    bot: BotHarness, redis: Redis
+) -> None:
+    """Mallory, who is not in the group, sends the 🔔 button's data from her own chat with the
+    bot: refused, and she is never pinged. Presses naming made-up groups write nothing."""
+    mallory = User(66, "Mallory")
+    await bot.start_private(mallory)
+    bot.fake.set_left(GROUP_ID, [mallory.id])
+    state = state_with([cards("A♣"), cards("2♣", "7♦"), cards("3♣", "8♦")], rest_to=2)
+    await install_game(bot, seated(state, [ANN, BOB, CAROL]))
+    session, _ = await bot.store.load(GROUP_ID)
+    assert session is not None
+    own_chat = bot.fake.last_message(mallory.id)
+    forged = TablePress(Op.NOTIFY, GROUP_ID, session.game_id).encode()
+    update = bot.updates.callback(mallory, own_chat, forged)
+    await bot.feed(update)
+    answer = bot.fake.callback_answers[update["callback_query"]["id"]]
+    assert answer.get("text") == "You can join only games of groups you are in."
+    for made_up in range(-1001000000100, -1001000000000):
+        data = TablePress(Op.NOTIFY, made_up, "abcdefgh").encode()
+        await bot.feed(bot.updates.callback(mallory, own_chat, data))
+    assert [key async for key in redis.scan_iter(match="*ping*")] == []
+    await bot.command(BOB, "/new")
+    assert _pings(bot, mallory) == []

@@ -34,7 +34,7 @@ from tgcheat.table.access import played_by
 from tgcheat.table.audiences import group_messages
 from tgcheat.table.computers import Level
 from tgcheat.table.place import Place
-from tgcheat.table.refusals import SessionRefused
+from tgcheat.table.refusals import SessionRefusal, SessionRefused
 from tgcheat.table.session import MessageIds, Session
 from tgcheat.table.transitions import Actor
 
@@ -57,6 +57,10 @@ STATS_HINT = N_("📊 /stats: your statistics · /top: a group's best · /forget
 SOLO_HINT = N_("🤖 No group at hand? /play starts a game against computer players right here.")
 
 log = logging.getLogger(__name__)
+
+
+#: Someone who is not in the group asks for one of its games.
+OUTSIDER = N_("You can join only games of groups you are in.")
 
 
 class LobbyHandlers:
@@ -162,8 +166,18 @@ class LobbyHandlers:
         await self.shell.reply(command.asker, PING_ON if signed_up else PING_OFF)
 
     async def notify_press(self, tap: Tap, press: TablePress) -> None:
-        """🔔 on a finished game's table: /notify with a tap, answered in a pop-up."""
-        signed_up = await self.shell.store.pings.toggle(press.chat_id, tap.user_id)
+        """🔔 on a finished game's table: /notify with a tap, answered in a pop-up. Only for a
+        game the group really has (a press naming any other chat writes nothing), and only for
+        its players or, asked of Telegram, the group's members: an outsider learns nothing of
+        the group and is never pinged for it."""
+        shell = self.shell
+        session, _ = await shell.store.load(press.place)
+        if session is None or session.game_id != press.game_id:
+            raise SessionRefused(SessionRefusal.STALE)
+        played = session.game is not None and session.game.seat_of(tap.user_id) is not None
+        if not played and not await shell.is_member(press.chat_id, tap.user_id):
+            raise Answer(OUTSIDER)
+        signed_up = await shell.store.pings.toggle(press.chat_id, tap.user_id)
         tr = await self.shell.language_of(Asker(tap.user_id, tap.language_code))
         await self.shell.sender.answer(tap.query_id, tr._(PING_ON if signed_up else PING_OFF))
 
@@ -201,7 +215,7 @@ class LobbyHandlers:
         anywhere), so only the group's members join through it."""
         if not await self.shell.is_member(place.chat_id, command.user_id):
             # The same answer for every group, open game or not: it tells an outsider nothing.
-            raise Answer(N_("You can join only games of groups you are in."))
+            raise Answer(OUTSIDER)
         await self.join(command, place, via_private=True)
 
     async def join(self, command: Command, place: Place, *, via_private: bool) -> None:
