@@ -282,3 +282,44 @@ async def test_a_game_with_computer_players_counts_apart_and_in_no_groups_table(
         if field.startswith((b"s:", b"n:"))
     ]
     assert len(rows) == 2 * len(group_before)
+
+
+async def test_forgetme_leaves_nothing_of_the_person_but_what_the_readme_lists(
+    bot: BotHarness, redis: Redis
+) -> None:
+    """After a group game, a game against the computer, a language and a sign-up, /forgetme:
+    no key of Redis names the person or holds their id, but the group's finished game (its
+    seats, until the group's next game replaces it) and the hour-long mark of the wish."""
+    boris = User(987654321, "Boris")
+    await _last_cards(bot, ANN, [boris, CAROL], "g1")
+    for user in (boris, CAROL):
+        await _believe(bot, user)
+    await bot.command(boris, "/language de", private(boris))
+    await bot.store.settings.save_user_language(boris.id, "de")
+    await bot.command(boris, "/notify")
+    await bot.command(boris, "/play", private(boris))
+    await bot.command(boris, "/forgetme", private(boris))
+    await bot.press(boris, boris.id, has_op(Op.FORGET))
+    mark = bot.store.keys.person_stats(boris.id)
+    allowed = {bot.store.keys.session(GROUP_ID), mark}
+    left = []
+    async for raw_key in redis.scan_iter():
+        key = raw_key.decode()
+        kind = (await redis.type(raw_key)).decode()
+        if kind == "string":
+            values = [await redis.get(raw_key)]
+        elif kind == "hash":
+            values = [item for pair in (await redis.hgetall(raw_key)).items() for item in pair]
+        elif kind == "set":
+            values = list(await redis.smembers(raw_key))
+        elif kind == "zset":
+            values = [member for member, _ in await redis.zrange(raw_key, 0, -1, withscores=True)]
+        elif kind == "list":
+            values = list(await redis.lrange(raw_key, 0, -1))
+        else:
+            values = []
+        text = key + " ".join(v.decode("utf-8", "replace") for v in values if v is not None)
+        if str(boris.id) in text and key not in allowed:
+            left.append(key)
+    assert left == []
+    assert len(await redis.hgetall(mark)) == 1, "the mark keeps the time of the wish only"

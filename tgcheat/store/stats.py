@@ -315,7 +315,8 @@ class Stats:
 
     async def forget_person(self, user_id: int, now_ms: int) -> None:
         """/forgetme: a person's statistics, their rows in the groups' tables, their next-game
-        sign-ups in those groups and their settings (language, /play rules) go. Their hash
+        sign-ups in those groups, their settings (language, /play rules), where they were dealt
+        lately, their Mini App requests and their reply budget go. Their hash
         keeps only the time of the wish, for ``FORGOTTEN_MARK_S``: a game that ended before it
         and is counted only now (a late try) is not counted for them."""
         person = self._keys.person_stats(user_id)
@@ -324,7 +325,15 @@ class Stats:
         groups = _text(raw).split()
         async with self._redis.pipeline(transaction=False) as pipe:
             # One DEL a key: on a Redis Cluster they are of different slots.
-            for key in (self._keys.chat_stats(user_id), self._keys.user(user_id)):
+            for key in (
+                self._keys.chat_stats(user_id),
+                self._keys.user(user_id),
+                self._keys.played_places(user_id),
+                self._keys.app_requests(user_id),
+                self._keys.replies(user_id),
+                # Their private chat's message budget (and what it held back).
+                self._keys.bucket(user_id),
+            ):
                 pipe.delete(key)
             for group in groups:
                 pipe.hdel(self._keys.chat_stats(int(group)), f"n:{user_id}", f"s:{user_id}")

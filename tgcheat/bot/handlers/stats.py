@@ -8,6 +8,7 @@ from tgcheat.bot.callbacks import ForgetPress
 from tgcheat.bot.handlers.shell import Answer, Asker, Command, Shell
 from tgcheat.bot.taps import Tap
 from tgcheat.i18n import N_
+from tgcheat.table.place import Place
 from tgcheat.table.refusals import SessionRefusal, SessionRefused
 
 FORGOTTEN = N_("🗑 Done: your statistics and your settings are deleted.")
@@ -55,6 +56,8 @@ class StatsHandlers:
         # The answer's language is read before the setting goes.
         tr = await shell.language_of(Asker(tap.user_id, tap.language_code))
         await shell.store.stats.forget_person(tap.user_id, shell.clock())
+        # Their games against the computer are theirs alone: they go too.
+        await shell.store.forget_place(Place(tap.user_id))
         done = views.page(tr, tr._(FORGOTTEN))
         if tap.message_id is not None:
             await shell.sender.edit(tap.user_id, tap.message_id, done)
