@@ -15,7 +15,7 @@ import redis.asyncio as aioredis
 from redis.asyncio import Redis
 
 from tests.bot.conftest import GROUP_ID, BotHarness, make_harness
-from tests.bot.play import group_texts, has_op, install_game, play, seated
+from tests.bot.play import group_texts, has_op, install_game, join_by_button, play, seated
 from tests.engine.helpers import cards, state_with
 from tests.support.fake_telegram import FakeTelegram
 from tests.support.updates import User, private
@@ -25,7 +25,7 @@ from tgcheat.bot.publish import must_show
 from tgcheat.bot.timers import Timers
 from tgcheat.engine.cards import Rank
 from tgcheat.engine.game import can_accept, play_limit
-from tgcheat.engine.state import Phase
+from tgcheat.engine.state import EndReason, Phase
 from tgcheat.store.scripts import OUTBOX_LEASE_MS
 from tgcheat.table import transitions as table
 from tgcheat.table.audiences import group_messages
@@ -323,3 +323,27 @@ async def test_forgetme_leaves_nothing_of_the_person_but_what_the_readme_lists(
             left.append(key)
     assert left == []
     assert len(await redis.hgetall(mark)) == 1, "the mark keeps the time of the wish only"
+
+
+async def test_games_the_others_walk_out_of_before_playing_count_for_nobody(
+    bot: BotHarness,
+) -> None:
+    """Ann deals three games with two throwaway accounts, who /leave at once: she is the last
+    at the table each time, and nothing is counted: no games, no wins, no place on /top."""
+    throwaways = [User(71, "T1"), User(72, "T2")]
+    for _ in range(3):
+        await bot.command(ANN, "/new")
+        for user in (ANN, *throwaways):
+            await join_by_button(bot, user)
+        await bot.press(ANN, GROUP_ID, has_op(Op.START))
+        for user in throwaways:
+            await bot.command(user, "/leave")
+        session, _ = await bot.store.load(GROUP_ID)
+        assert session is not None and session.game is not None
+        assert session.game.phase is Phase.FINISHED
+        assert session.game.result is not None
+        assert session.game.result.reason is EndReason.LAST_PLAYER
+    assert await bot.store.stats.person(ANN.id) is None
+    assert await bot.store.stats.group(GROUP_ID) == {}
+    await bot.command(ANN, "/top")
+    assert "Ann" not in bot.fake.last_message(GROUP_ID).seen_text

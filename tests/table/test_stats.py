@@ -6,6 +6,7 @@ import dataclasses
 
 from tests.engine.helpers import cards, state_with
 from tgcheat.engine.state import EndReason, Phase, Result
+from tgcheat.table.chronicle import SeatTally
 from tgcheat.table.session import Session
 from tgcheat.table.stats import Outcome, Row, game_record, leaderboards
 
@@ -60,3 +61,27 @@ def test_top_ranks_by_win_rate_from_the_minimum_then_games() -> None:
     assert [r.name for r in boards.bluffers] == ["Bob", "Ann"]
     # Ann 3/3, Cy 2/3, Di 1/4.
     assert [r.name for r in boards.detectives] == ["Ann", "Cy", "Di"]
+
+
+def _walked_out(session: Session, plays: tuple[int, ...]) -> Session:
+    """``session``'s game ended with its winner the last at the table, each seat having made
+    ``plays`` plays."""
+    assert session.game is not None and session.game.result is not None
+    result = dataclasses.replace(session.game.result, reason=EndReason.LAST_PLAYER)
+    tally = dataclasses.replace(
+        session.tally, seats=tuple(SeatTally(plays=count) for count in plays)
+    )
+    return dataclasses.replace(
+        session, game=dataclasses.replace(session.game, result=result), tally=tally
+    )
+
+
+def test_a_game_the_others_walked_out_of_counts_only_as_far_as_it_was_played() -> None:
+    session = _finished([1, 2, 3], winner=1)
+    # Nobody but the winner played: nothing counts.
+    assert game_record(_walked_out(session, (0, 1, 0))) is None
+    # Two played: the game counts for those two, the win with it; not for the third.
+    record = game_record(_walked_out(session, (2, 3, 0)))
+    assert record is not None
+    assert [line.user_id for line in record.lines] == [1, 2]
+    assert record.lines[1].added.wins == 1 and record.lines[1].outcome == Outcome.WON

@@ -3,6 +3,10 @@ to the group's table, and the group's leaderboards (/top).
 
 A game is counted once it has ended by the rules (someone went out, the move cap, the last
 player left at the table); a game stopped with /stop or by the bot leaving the group is not.
+A game that ended with one player left at the table (the others walked out) counts only as far
+as it was really played (``really_played``): for those who made at least one play, and only
+when at least two people did. So nobody climbs /top with throwaway accounts that are dealt in
+and leave at once; a game won by going out or at the move cap was played to its end.
 Games with computer players stay out of the main figures: they count apart, as games and wins
 against computer players, in the person's own statistics only (a group's leaderboard ranks
 people who played people). Everything here is pure; the store keeps the rows
@@ -25,6 +29,8 @@ MIN_GAMES = 3
 MIN_CALLS = 3
 #: Places on each leaderboard.
 TOP_SIZE = 5
+#: A game the others walked out of counts only when at least this many people made a play.
+MIN_PLAYERS_WHO_PLAYED = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +141,11 @@ def game_record(session: Session) -> GameRecord | None:
         return None
     places = dict(result.places)
     with_computers = any(is_computer(player.user_id) for player in state.players)
+    counted = set(range(len(state.players)))
+    if result.reason is EndReason.LAST_PLAYER and not with_computers:
+        counted = set(really_played(session))
+        if len(counted) < MIN_PLAYERS_WHO_PLAYED:
+            return None
     match = session.match
     match_winner = match.winner if match is not None and match.finished else None
     lines = []
@@ -145,6 +156,8 @@ def game_record(session: Session) -> GameRecord | None:
         if with_computers:
             added = Row(computer_games=1, computer_wins=int(won))
             outcome = Outcome.APART
+        elif seat not in counted:
+            continue
         else:
             tally = session.tally.of(seat)
             place = places.get(seat)
@@ -172,6 +185,19 @@ def game_record(session: Session) -> GameRecord | None:
         with_computers=with_computers,
         lines=tuple(lines),
         ended_ms=session.ended_ms,
+    )
+
+
+def really_played(session: Session) -> frozenset[int]:
+    """The seats of the people who made at least one play in the session's game (a turn the
+    clock played for them counts: they sat at the table through it)."""
+    state = session.game
+    if state is None:
+        return frozenset()
+    return frozenset(
+        seat
+        for seat, player in enumerate(state.players)
+        if not is_computer(player.user_id) and session.tally.of(seat).plays > 0
     )
 
 
