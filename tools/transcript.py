@@ -640,6 +640,8 @@ async def transcript(lang: str, seed: int, players: int, preset: str) -> str:
             request=fake,
             group_messages_per_minute=UNLIMITED_BUDGET,
             send_rate=0,
+            # Its players act at machine speed: no reply is held back by a person's budget.
+            replies_per_second=0,
         )
         assert isinstance(app, CheatApplication) and app.routes is not None
         await app.initialize()
