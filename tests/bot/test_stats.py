@@ -25,6 +25,7 @@ from tgcheat.bot.publish import must_show
 from tgcheat.bot.timers import Timers
 from tgcheat.engine.cards import Rank
 from tgcheat.engine.game import can_accept, play_limit
+from tgcheat.engine.rules import Rules
 from tgcheat.engine.state import EndReason, Phase
 from tgcheat.store.scripts import OUTBOX_LEASE_MS
 from tgcheat.table import transitions as table
@@ -297,6 +298,7 @@ async def test_forgetme_leaves_nothing_of_the_person_but_what_the_readme_lists(
     await bot.command(boris, "/language de", private(boris))
     await bot.store.settings.save_user_language(boris.id, "de")
     await bot.command(boris, "/notify")
+    await bot.store.settings.save_group_rules(boris.id, Rules(max_players=4))
     await bot.command(boris, "/play", private(boris))
     await bot.command(boris, "/forgetme", private(boris))
     await bot.press(boris, boris.id, has_op(Op.FORGET))

@@ -331,8 +331,10 @@ class Stats:
                 self._keys.played_places(user_id),
                 self._keys.app_requests(user_id),
                 self._keys.replies(user_id),
-                # Their private chat's message budget (and what it held back).
+                # Their private chat's message budget (and what it held back), and its
+                # settings: the rules of their games against the computer (/settings there).
                 self._keys.bucket(user_id),
+                self._keys.group(user_id),
             ):
                 pipe.delete(key)
             for group in groups:
