@@ -33,6 +33,13 @@ class Tap:
     #: Telegram left it out (a message too old to be sent with the press).
     keyboard: Any = None
 
+    def pressed_message(self) -> tuple[int, int] | None:
+        """(chat, message id) of the pressed message when it really carries the pressed
+        button (``offered``); None otherwise: the only message a press may change."""
+        if self.chat_id is None or self.message_id is None or not self.offered():
+            return None
+        return self.chat_id, self.message_id
+
     def offered(self) -> bool:
         """Whether the pressed message really carries a button with this press's data. The
         data is the client's to choose; the message is Telegram's, so a press made up by a

@@ -387,10 +387,9 @@ class LobbyHandlers:
         committed = await shell.as_actor(press.chat_id, tap.user_id, attempt)
         await shell.sender.answer(tap.query_id)
         # The result's buttons are spent (never those of a message the press was forged on).
-        spent = tap.chat_id is not None and tap.message_id is not None and tap.offered()
-        if committed.changed and spent:
-            assert tap.chat_id is not None and tap.message_id is not None
-            await shell.sender.edit_markup(tap.chat_id, tap.message_id, None)
+        pressed = tap.pressed_message()
+        if committed.changed and pressed is not None:
+            await shell.sender.edit_markup(*pressed, None)
         if committed.changed and committed.session is not None:
             # The new game gets a new table message at the bottom of the chat.
             await shell.store.messages.clear(press.place)
@@ -422,8 +421,8 @@ class LobbyHandlers:
         await shell.sender.answer(tap.query_id)
         if not committed.changed or committed.session is None:
             return
-        if tap.chat_id is not None and tap.message_id is not None and tap.offered():
-            await shell.sender.edit_markup(tap.chat_id, tap.message_id, None)
+        if (pressed := tap.pressed_message()) is not None:
+            await shell.sender.edit_markup(*pressed, None)
         await shell.publisher.post_lobby(committed.session, committed.messages)
 
 

@@ -226,9 +226,10 @@ class Shell:
         carries the pressed button. Anything else (a menu's data sent from a custom client on
         the group's table or lobby) is refused with a pop-up, before any request: it changes
         nothing and costs the group no message."""
-        if tap.chat_id != chat_id or tap.message_id is None or not tap.offered():
+        pressed = tap.pressed_message()
+        if pressed is None or pressed[0] != chat_id:
             raise SessionRefused(SessionRefusal.STALE)
-        return tap.message_id
+        return pressed[1]
 
     async def is_member(self, chat_id: int, user_id: int) -> bool:
         """Whether the person is in the group now (a restricted member too)."""
