@@ -59,7 +59,7 @@ from tgcheat.table.refusals import SessionRefused
 from tgcheat.webapp.bodies import BODY_TIMEOUT_S, BodyRefused, read_body
 from tgcheat.webapp.initdata import MAX_AGE_S, InitDataRefused, WebAppUser, verify
 from tgcheat.webapp.live import ChangeListener, SharedReads
-from tgcheat.webapp.streams import RETRY_AFTER_S, OpenStreams, Ticket
+from tgcheat.webapp.streams import RETRY_AFTER_S, OpenStreams
 from tgcheat.webapp.view import (
     Json,
     no_game_json,
@@ -219,30 +219,36 @@ class MiniApp:
         if isinstance(asked, Response):
             return asked
         user, tr, place = asked
-        ticket = self.streams.open(user.user_id)
-        if ticket is None:
+        if self.streams.full:
             return Response(
                 "busy", status_code=503, headers={"Retry-After": str(RETRY_AFTER_S), **NO_STORE}
             )
         if place is None:
-            stream = self._idle(no_game_json(tr), ticket)
+            stream = self._idle(user, no_game_json(tr))
         elif not takes_part((await self._read(place)).session, user.user_id):
             # Watched for those who take part only: an outsider learns nothing of when it
             # changes.
-            stream = self._idle(outsider_json(tr), ticket)
+            stream = self._idle(user, outsider_json(tr))
         else:
-            stream = self._stream(tr, user, place, ticket)
+            stream = self._stream(tr, user, place)
         return StreamingResponse(
             stream,
             media_type="text/event-stream",
             headers={"X-Accel-Buffering": "no", **NO_STORE},
         )
 
-    async def _stream(
-        self, tr: Translator, user: WebAppUser, place: Place, ticket: Ticket
-    ) -> AsyncIterator[bytes]:
+    async def _stream(self, tr: Translator, user: WebAppUser, place: Place) -> AsyncIterator[bytes]:
+        # Counted from its first step (a stream whose client went away before it began costs
+        # nothing to release), and released in the same ``finally``.
+        ticket = self.streams.open(user.user_id)
+        if ticket is None:
+            return
         # Subscribed before the first read: a change made in between wakes the watcher.
-        watcher = await self.listener.watch(place)
+        try:
+            watcher = await self.listener.watch(place)
+        except BaseException:
+            self.streams.release(ticket)
+            raise
         ticket.wake = watcher.woken.set
         try:
             sent = -1
@@ -270,9 +276,12 @@ class MiniApp:
             self.listener.forget(watcher)
             self.streams.release(ticket)
 
-    async def _idle(self, state: Json, ticket: Ticket) -> AsyncIterator[bytes]:
+    async def _idle(self, user: WebAppUser, state: Json) -> AsyncIterator[bytes]:
         """A stream that says ``state`` once and stays open (the page would only open it
         again); opened anew, it looks again."""
+        ticket = self.streams.open(user.user_id)
+        if ticket is None:
+            return
         closed = asyncio.Event()
         ticket.wake = closed.set
         try:

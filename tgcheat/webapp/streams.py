@@ -39,10 +39,15 @@ class OpenStreams:
         self._by_person: dict[int, list[Ticket]] = {}
         self.count = 0
 
+    @property
+    def full(self) -> bool:
+        """The process holds as many streams as it may."""
+        return self.count >= self.per_process
+
     def open(self, user_id: int) -> Ticket | None:
         """A ticket for a new stream of ``user_id`` (their oldest beyond the limit closed), or
         None when the process holds as many as it may."""
-        if self.count >= self.per_process:
+        if self.full:
             return None
         mine = self._by_person.setdefault(user_id, [])
         while len(mine) >= self.per_person:
