@@ -19,6 +19,7 @@ from tgcheat.bot.delivery.plan import (
     confirmed,
     plan,
 )
+from tgcheat.bot.delivery.shown_codec import decode_shown, encode_shown
 from tgcheat.bot.views.base import View, button, keyboard
 
 #: How often one sync plans again after finding a message gone.
@@ -75,9 +76,17 @@ class ModelTelegram:
             self.lines_shown.append(line)
 
     def sync(self, desired: Desired, shown: Shown, group: Chat, group_tokens: int) -> Shown:
-        """One sync as the bot runs it: the plan's steps in order, each paid for whole from
-        the group's budget when it is the group's; the first failure ends the sync (the rest
-        is due); a message found gone ends its step, and the place is planned again."""
+        """One sync as the bot runs it, ending with the shown record as the store keeps it
+        (written and read back)."""
+        synced = self._sync(desired, shown, group, group_tokens)
+        stored = decode_shown(encode_shown(synced))
+        assert stored == synced, "the shown record changed on its way through the store"
+        return stored
+
+    def _sync(self, desired: Desired, shown: Shown, group: Chat, group_tokens: int) -> Shown:
+        """The plan's steps in order, each paid for whole from the group's budget when it is
+        the group's; the first failure ends the sync (the rest is due); a message found gone
+        ends its step, and the place is planned again."""
         for _ in range(MAX_PLANS):
             for step in plan(desired, shown):
                 if step.chat == group:

@@ -1,0 +1,47 @@
+"""The shown record (``tgcheat.bot.delivery.plan.Shown``) as the store keeps it: compact JSON,
+chats as place keys ("-100123", "-100123:5") or person ids, so that a record read back plans
+exactly what the one written would have."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from tgcheat.bot.delivery.plan import Chat, Shown, ShownSlot
+from tgcheat.table.place import Place
+
+
+def encode_shown(shown: Shown) -> bytes:
+    document: dict[str, Any] = {
+        "s": {
+            name: [_chat(slot.chat), slot.message_id, slot.epoch, slot.digest, int(slot.buried)]
+            for name, slot in shown.slots.items()
+        },
+        "l": [[_chat(chat), log, seq] for chat, (log, seq) in shown.last_line.items()],
+        "k": [[_chat(chat), list(ids)] for chat, ids in shown.kept.items()],
+    }
+    return orjson.dumps(document)
+
+
+def decode_shown(raw: bytes | None) -> Shown:
+    """The record ``raw`` holds; nothing shown yet for None."""
+    if not raw:
+        return Shown()
+    document = orjson.loads(raw)
+    slots = {
+        name: ShownSlot(_of_chat(chat), int(message_id), str(epoch), str(digest), bool(buried))
+        for name, (chat, message_id, epoch, digest, buried) in document["s"].items()
+    }
+    last_line = {_of_chat(chat): (str(log), int(seq)) for chat, log, seq in document["l"]}
+    kept = {_of_chat(chat): tuple(int(i) for i in ids) for chat, ids in document["k"]}
+    return Shown(slots, last_line, kept)
+
+
+def _chat(chat: Chat) -> str | int:
+    """A place by its key (a group or topic), a private chat by its id."""
+    return chat.key if isinstance(chat, Place) else chat
+
+
+def _of_chat(value: str | int) -> Chat:
+    return Place.from_key(value) if isinstance(value, str) else value
