@@ -37,7 +37,7 @@ def games(seed: int) -> tuple[tuple[Session, Told, int], ...]:
     session, events = dealt(players=(1, 2, 3), seed=seed)
     state = session.game
     assert state is not None
-    told = told_after(Told(), state, events)
+    told = told_after(Told(), session.game_id, state, events)
     rng = random.Random(seed)
     players = ComputerPlayers.seat(state, ["normal"] * len(state.players))
     asked: set[tuple[int, int]] = set()
@@ -53,7 +53,7 @@ def games(seed: int) -> tuple[tuple[Session, Told, int], ...]:
         state, events = apply(state, action)
         players = players.remember(before, events, state)
         session = dataclasses.replace(session, game=state)
-        told = told_after(told, state, events)
+        told = told_after(told, session.game_id, state, events)
         states.append((session, told, told.count))
     assert state.phase is Phase.FINISHED
     return tuple(states)

@@ -15,7 +15,9 @@ from tgcheat.engine.lobby import Lobby
 from tgcheat.engine.rules import Rules
 from tgcheat.engine.state import Phase
 from tgcheat.store.codec import decode, encode
+from tgcheat.table.progress import advance
 from tgcheat.table.session import LobbyClock, Session
+from tgcheat.table.told import told_after
 
 
 def test_a_session_survives_encoding_at_every_step_of_a_game() -> None:
@@ -62,3 +64,22 @@ def test_a_finished_game_keeps_when_it_ended() -> None:
     # A game still played, or stored before the time was kept, reads 0.
     assert "em" not in orjson.loads(encode(game_session()))
     assert decode(encode(game_session())).ended_ms == 0
+
+
+def test_what_players_must_be_told_survives_encoding() -> None:
+    """The session's log (reveals and passes, the epochs) as every change leaves it, through
+    the table's ``advance``: read back equal, at every step of a game with reveals."""
+    rng = random.Random(11)
+    session = game_session()
+    assert session.game is not None
+    state = session.game
+    lines = 0
+    while state.phase is not Phase.FINISHED:
+        state, events = apply(state, random_action(state, rng))
+        session = advance(session, state, events, 1_000)
+        assert decode(encode(session)).told == session.told
+        lines = session.told.count
+    assert lines > 0, "the game had reveals or passes to tell"
+    # A new game does not continue the last one's log.
+    restarted = told_after(session.told, "other-game", state, ())
+    assert restarted.game_id == "other-game" and restarted.count == 0

@@ -72,9 +72,13 @@ def test_act_applies_the_engine_action_and_starts_the_next_turn_timer() -> None:
         deadline_ms=T0 + 5_000 + TURN_MS,
         tally=after.tally,
         story=after.story,
+        told=after.told,
     )
     assert after.tally.of(0).plays == 1 and after.tally.of(0).bluffs == 0
     assert after.notice is None
+    # The next player's hand comes back as a new message (their turn); the table stays put.
+    assert after.told.hand_epoch(expected.players[expected.turn].user_id) == 1
+    assert after.told.table_epoch == 0 and after.told.lines == ()
 
 
 def test_act_for_a_typed_command_takes_the_current_game() -> None:

@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from tgcheat.engine.cards import Card, Rank
+from tgcheat.engine.events import ChallengeResolved, Passed
 from tgcheat.engine.lobby import Lobby
 from tgcheat.engine.match import Match
 from tgcheat.engine.rules import Rules
@@ -25,9 +26,11 @@ from tgcheat.engine.state import (
     Result,
 )
 from tgcheat.engine.strategies import ComputerPlayers
+from tgcheat.table.audiences import Announcement
 from tgcheat.table.chronicle import GameTally, Notice, NoticeKind, SeatTally
 from tgcheat.table.session import LobbyClock, Session
 from tgcheat.table.story import AsideEntry, AsideKind, Entry, PlayEntry, Story
+from tgcheat.table.told import Told
 
 _DEFAULT_RULES = Rules().to_dict()
 
@@ -70,6 +73,8 @@ def encode(session: Session) -> bytes:
         doc["tt"] = session.topic_title
     if session.ended_ms:
         doc["em"] = session.ended_ms
+    if session.told != Told():
+        doc["td"] = _told_doc(session.told)
     return orjson.dumps(doc)
 
 
@@ -105,6 +110,58 @@ def decode(raw: bytes) -> Session:
         topic=doc.get("tp"),
         topic_title=doc.get("tt", ""),
         ended_ms=doc.get("em", 0),
+        told=_told_from_doc(doc["td"]) if "td" in doc else Told(),
+    )
+
+
+def _told_doc(told: Told) -> list[Any]:
+    lines: list[list[Any]] = []
+    for seq, event in told.lines:
+        if isinstance(event, ChallengeResolved):
+            lines.append(
+                [
+                    seq,
+                    event.challenger,
+                    _claim_doc(event.claim),
+                    list(event.revealed),
+                    int(event.lie),
+                    event.taker,
+                    event.taken,
+                    list(event.callers),
+                ]
+            )
+        else:
+            rank = int(event.rank) if event.rank is not None else None
+            lines.append([seq, event.seat, rank, int(event.by_vote)])
+    epochs = [list(pair) for pair in told.hand_epochs]
+    return [told.game_id, told.count, told.table_epoch, epochs, lines]
+
+
+def _told_from_doc(doc: list[Any]) -> Told:
+    game_id, count, table_epoch, epochs, lines = doc
+    numbered: list[tuple[int, Announcement]] = []
+    for line in lines:
+        if len(line) == 8:
+            seq, challenger, claim, revealed, lie, taker, taken, callers = line
+            event: Announcement = ChallengeResolved(
+                challenger,
+                _claim_from_doc(claim),
+                tuple(Card(c) for c in revealed),
+                bool(lie),
+                taker,
+                taken,
+                tuple(callers),
+            )
+        else:
+            seq, seat, rank, by_vote = line
+            event = Passed(seat, Rank(rank) if rank is not None else None, bool(by_vote))
+        numbered.append((seq, event))
+    return Told(
+        game_id=game_id,
+        lines=tuple(numbered),
+        count=count,
+        table_epoch=table_epoch,
+        hand_epochs=tuple((user, epoch) for user, epoch in epochs),
     )
 
 

@@ -19,6 +19,7 @@ from tgcheat.table.clock import (
 from tgcheat.table.computers import computers_due
 from tgcheat.table.session import Session
 from tgcheat.table.story import storied
+from tgcheat.table.told import told_after, told_noticed
 
 Events = tuple[Event, ...]
 
@@ -41,6 +42,7 @@ def advance(session: Session, state: GameState, events: Sequence[Event], now_ms:
         # Each computer player remembers what it saw of this change.
         players = players.remember(session.game, events, state)
     ended = state.phase is Phase.FINISHED and not was_finished
+    notice = notice_of(events)
     return dataclasses.replace(
         session,
         game=state,
@@ -49,7 +51,8 @@ def advance(session: Session, state: GameState, events: Sequence[Event], now_ms:
         computer_players=players,
         deadline_ms=game_deadline(previous, state, events, now_ms),
         computers_due_ms=computers_due(session, state, events, now_ms),
-        notice=notice_of(events),
+        notice=notice,
+        told=told_after(session.told, session.game_id, state, events, notice),
         tally=tallied(session.tally, state.rules, len(state.players), events),
         story=storied(session.story, state.rules, events),
     )
@@ -64,4 +67,6 @@ def noticed(
     seat = game.seat_of(user_id) if game is not None else None
     if seat is None or not events:
         return changed
-    return dataclasses.replace(session, notice=Notice(kind, seat)), events
+    notice = Notice(kind, seat)
+    told = told_noticed(session.told, game, notice) if game is not None else session.told
+    return dataclasses.replace(session, notice=notice, told=told), events

@@ -13,6 +13,7 @@ from tgcheat.engine.strategies import ComputerPlayers
 from tgcheat.table.chronicle import GameTally, Notice
 from tgcheat.table.place import Place
 from tgcheat.table.story import Story
+from tgcheat.table.told import Told
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +72,9 @@ class Session:
     topic: int | None = None
     #: The topic's name, when Telegram showed it; players' private messages name it.
     topic_title: str = ""
+    #: What players must be told of the game, as data (``tgcheat.table.told``): read by
+    #: delivery, never rendered text.
+    told: Told = field(default_factory=Told)
     #: When the game ended (Unix milliseconds); 0 while it goes on. The statistics skip a
     #: finished game for a person who asked to be forgotten after it (tgcheat.store.stats).
     ended_ms: int = 0

@@ -9,6 +9,7 @@ change makes owed; this module only keeps it.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -26,6 +27,8 @@ MAX_LINES = 16
 class Told:
     """One game's log of group lines and its epochs (a new game starts a new one)."""
 
+    #: The game it is the log of (the session's ``game_id``).
+    game_id: str = ""
     #: The last lines, each with its number (from 1, in order).
     lines: tuple[tuple[int, Announcement], ...] = ()
     #: How many lines the game has had.
@@ -42,11 +45,18 @@ class Told:
 
 
 def told_after(
-    told: Told, state: GameState, events: Sequence[Event], notice: Notice | None = None
+    told: Told,
+    game_id: str,
+    state: GameState,
+    events: Sequence[Event],
+    notice: Notice | None = None,
 ) -> Told:
-    """``told`` once ``events`` brought the game to ``state`` (``notice``: what happened
-    without anyone's press): its announcements added to the log, the table's epoch moved when
-    it is posted anew, and the epoch of every hand that comes back as a notification."""
+    """``told`` once ``events`` brought game ``game_id`` to ``state`` (``notice``: what
+    happened without anyone's press): its announcements added to the log, the table's epoch
+    moved when it is posted anew, and the epoch of every hand that comes back as a
+    notification. Another game's log is not continued: this game's starts empty."""
+    if told.game_id != game_id:
+        told = Told(game_id=game_id)
     if not events and notice is None:
         return told
     shown = audience(state, events, notice)
@@ -58,8 +68,18 @@ def told_after(
         user_id = state.players[seat].user_id
         epochs[user_id] = epochs.get(user_id, 0) + 1
     return Told(
+        game_id=game_id,
         lines=(told.lines + numbered)[-MAX_LINES:],
         count=told.count + len(numbered),
         table_epoch=told.table_epoch + int(shown.table_moves),
         hand_epochs=tuple(sorted(epochs.items())),
     )
+
+
+def told_noticed(told: Told, state: GameState, notice: Notice) -> Told:
+    """``told`` once the player ``notice`` concerns (one who left or was removed) is told in
+    private: their hand comes back as a new message."""
+    user_id = state.players[notice.seat].user_id
+    epochs = dict(told.hand_epochs)
+    epochs[user_id] = epochs.get(user_id, 0) + 1
+    return dataclasses.replace(told, hand_epochs=tuple(sorted(epochs.items())))
