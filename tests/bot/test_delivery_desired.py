@@ -38,6 +38,7 @@ def games(seed: int) -> tuple[tuple[Session, Told, int], ...]:
     state = session.game
     assert state is not None
     told = told_after(Told(), session.game_id, state, events)
+    session = dataclasses.replace(session, told=told)
     rng = random.Random(seed)
     players = ComputerPlayers.seat(state, ["normal"] * len(state.players))
     asked: set[tuple[int, int]] = set()
@@ -52,8 +53,8 @@ def games(seed: int) -> tuple[tuple[Session, Told, int], ...]:
         before = state
         state, events = apply(state, action)
         players = players.remember(before, events, state)
-        session = dataclasses.replace(session, game=state)
         told = told_after(told, session.game_id, state, events)
+        session = dataclasses.replace(session, game=state, told=told)
         states.append((session, told, told.count))
     assert state.phase is Phase.FINISHED
     return tuple(states)
@@ -68,9 +69,9 @@ def test_a_whole_game_reaches_every_chat_once_whatever_fails(
     shown = Shown()
     group = None
     wanted: Desired | None = None
-    for session, told, _ in games(seed):
+    for session, _, _ in games(seed):
         group = session.place
-        wanted = desired(session, told, DRAWING)
+        wanted = desired(session, DRAWING)
         shown = telegram.sync(wanted, shown, group, group_tokens=6)
     assert wanted is not None and group is not None
     telegram.failures.clear()
@@ -79,7 +80,7 @@ def test_a_whole_game_reaches_every_chat_once_whatever_fails(
     assert plan(wanted, shown) == []
     # Every line of the game shown once, in order (none lost while the group was behind by
     # fewer than the log keeps).
-    session, told, count = games(seed)[-1]
+    session, _, count = games(seed)[-1]
     shown_lines = [seq for log, seq in telegram.lines_shown if log == session.game_id]
     assert shown_lines == sorted(set(shown_lines))
     assert shown_lines[-min(count, MAX_LINES) :] == list(range(1, count + 1))[-MAX_LINES:]
@@ -115,8 +116,8 @@ def test_the_log_numbers_each_reveal_and_pass_and_moves_the_table() -> None:
 
 def test_desired_is_drawn_from_the_session_alone() -> None:
     session, told, _ = games(5)[10]
-    first = desired(session, told, DRAWING)
-    assert desired(session, told, DRAWING) == first
+    first = desired(session, DRAWING)
+    assert desired(session, DRAWING) == first
     (table,) = [slot for slot in first.slots if slot.name == TABLE]
     assert table.stays_last and table.chat == session.place
     hands = {slot.name for slot in first.slots} - {TABLE}

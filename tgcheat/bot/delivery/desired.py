@@ -40,8 +40,9 @@ class Drawing:
     drawn_at_ms: int = 0
 
 
-def desired(session: Session, told: Told, drawing: Drawing) -> Desired:
-    """The messages ``session`` should be shown by, ``told`` being its game's log."""
+def desired(session: Session, drawing: Drawing) -> Desired:
+    """The messages ``session`` should be shown by (its game's log: ``session.told``)."""
+    told = session.told
     table = _table_slot(session, told, drawing)
     slots = [table] if table is not None else []
     state = session.game
