@@ -24,14 +24,14 @@ from telegram.ext import (
 )
 from telegram.request import BaseRequest
 
+from tgcheat.bot.delivery.sync import Delivery
 from tgcheat.bot.handlers import Routes, Shell
 from tgcheat.bot.handlers.shell import Asker
-from tgcheat.bot.publish import Publisher
 from tgcheat.bot.sender import ChatFlooded, Sender, TopicGone
 from tgcheat.bot.taps import Tap
 from tgcheat.bot.timers import Timers
 from tgcheat.i18n import N_, available_languages, load_all, telegram_code, translator
-from tgcheat.store.games import GROUP_MESSAGES_PER_MINUTE, OUTBOX_LEASE_MS, GameStore
+from tgcheat.store.games import GROUP_MESSAGES_PER_MINUTE, LEASE_MS, GameStore
 from tgcheat.store.send_budget import REPLIES_PER_SECOND, SendBudget
 
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ class CheatApplication(Application):  # type: ignore[type-arg]
             )
             await self.routes.shell.held_back(flooded, asker)
         except TopicGone as gone:
-            await self.routes.shell.publisher.end_topic(gone.place)
+            await self.routes.shell.end_topic(gone.place)
 
     async def start(self) -> None:
         await super().start()
@@ -239,7 +239,7 @@ def build_application(
     *,
     request: BaseRequest | None = None,
     group_messages_per_minute: int = GROUP_MESSAGES_PER_MINUTE,
-    outbox_lease_ms: int = OUTBOX_LEASE_MS,
+    lease_ms: int = LEASE_MS,
     send_rate: float | None = None,
     replies_per_second: float = REPLIES_PER_SECOND,
 ) -> Application:  # type: ignore[type-arg]
@@ -247,13 +247,13 @@ def build_application(
 
     It has no python-telegram-bot rate limiter: AIORateLimiter sleeps out a RetryAfter (429)
     inside the request, and pauses every other request of the process meanwhile, so one
-    group's flood wait would stall all of them. A 429 is the chat's own: the game's messages
-    (``Sender``) keep what it held back for the clock, and the few requests made through
-    ``Bot`` (an admin check) meet it as ``ChatFlooded`` too (``Shell.is_admin``). The per-group
-    budget that keeps the bot under Telegram's limits is kept across processes in Redis by the
-    store (see GameStore.transact), and the budget across all chats by the sender
-    (``send_rate`` a second, ``config.send_rate`` unless given; 0: none). Each person's
-    commands get ``replies_per_second`` replies at most (0: no limit)."""
+    group's flood wait would stall all of them. A 429 is the chat's own: the sync of a place
+    leaves what it held back for the clock, and the few requests made through ``Bot`` (an
+    admin check) meet it as ``ChatFlooded`` too (``Shell.is_admin``). The per-group budget
+    that keeps the bot under Telegram's limits is kept across processes in Redis by the store
+    and spent by each place's sync (``tgcheat.bot.delivery.sync``), and the budget across all
+    chats by the sender (``send_rate`` a second, ``config.send_rate`` unless given; 0: none).
+    Each person's commands get ``replies_per_second`` replies at most (0: no limit)."""
     load_all()
     builder = (
         ApplicationBuilder()
@@ -271,39 +271,35 @@ def build_application(
         redis,
         prefix=config.redis_prefix,
         group_messages_per_minute=group_messages_per_minute,
-        outbox_lease_ms=outbox_lease_ms,
+        lease_ms=lease_ms,
         replies_per_second=replies_per_second,
     )
     sender = Sender(application.bot)
     rate = config.send_rate if send_rate is None else send_rate
     if rate > 0:
         sender.budget = SendBudget(redis, store.keys, rate)
-    publisher = Publisher(store, sender)
-    shell = Shell(store, sender, publisher)
-    # What a view says of the time left follows the handlers' clock (tests and tools move it).
-    publisher.clock = lambda: shell.clock()
-    publisher.app_url = config.app_url
+    delivery = Delivery(store, sender)
+    shell = Shell(store, sender, delivery)
+    # Delivery counts budgets and due times on the handlers' clock (tests and tools move it).
+    delivery.clock = lambda: shell.clock()
+    delivery.app_url = config.app_url
     routes = Routes(shell)
     assert isinstance(application, CheatApplication)
-    application.timers = Timers(store, publisher, rng=shell.rng)
+    application.timers = Timers(store, shell, rng=shell.rng)
     application.routes = routes
     routes.register(application)
 
     async def flood_is_no_failure(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """A handler met a chat's flood wait: what it held back waits for the clock, and the
-        update is handled (the webhook answers 200: delivering it again would not help)."""
+        """A handler met a chat's flood wait: what it held back is synced by the clock, and
+        the update is handled (the webhook answers 200: delivering it again would not help)."""
         if isinstance(context.error, TopicGone):
             # A topic closed or deleted under its game: the game ends, and the update is
             # handled (delivering it again would meet the same topic).
-            await publisher.end_topic(context.error.place)
+            await shell.end_topic(context.error.place)
             raise ApplicationHandlerStop
         if not isinstance(context.error, ChatFlooded):
             return
-        try:
-            await publisher.held_back(context.error)
-        except Exception:
-            _LOGGER.exception("a flood wait could not be kept")
-            return  # a failure after all: the webhook's own error handler reports it
+        await shell.held_back(context.error)
         raise ApplicationHandlerStop
 
     application.add_error_handler(flood_is_no_failure)

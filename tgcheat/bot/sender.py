@@ -10,8 +10,8 @@ all, and nothing in it is news to the bot.
 Telegram's "429 Too Many Requests, retry after N" is never slept out here: a webhook request
 that waited would hold the update, and everything the bot does after it, for up to N seconds
 (a flood limit is a group's own). It is raised as ``ChatFlooded`` for the chat, and the chat is
-remembered until then, so that this process sends nothing more there meanwhile; the publisher
-keeps what was not shown for the clock (``tgcheat.bot.publish``).
+remembered until then, so that this process sends nothing more there meanwhile; the sync of the
+place leaves what was not shown for the clock (``tgcheat.bot.delivery.sync``).
 
 Every message sent, edited or deleted also takes a token from the bot's budget across all chats
 (``tgcheat.store.send_budget``), at the priority its caller gives: a request the budget refuses
@@ -168,6 +168,8 @@ class _Sequence:
 _SEQUENCE: contextvars.ContextVar[_Sequence | None] = contextvars.ContextVar(
     "tgcheat_sequence", default=None
 )
+#: The requests made here were paid for by their caller (``paid``).
+_PAID: contextvars.ContextVar[bool] = contextvars.ContextVar("tgcheat_paid", default=False)
 #: The lowest priority a request may have here (``waited``).
 _AT_LEAST: contextvars.ContextVar[Priority] = contextvars.ContextVar(
     "tgcheat_at_least", default=Priority.LATER
@@ -209,6 +211,17 @@ class Sender:
 
     @staticmethod
     @contextlib.contextmanager
+    def paid() -> Iterator[None]:
+        """The requests made inside took their tokens of the bot's budget already (a sync
+        takes those of all its requests in one round trip: ``SendBudget.take_many``)."""
+        token = _PAID.set(True)
+        try:
+            yield
+        finally:
+            _PAID.reset(token)
+
+    @staticmethod
+    @contextlib.contextmanager
     def waited() -> Iterator[None]:
         """The requests made inside show what waited for the budget already (the clock's
         turn at it): they go as what players must see, or what waits would wait for ever
@@ -241,7 +254,7 @@ class Sender:
             if until > self.clock():
                 raise ChatFlooded(chat_id, until, topic)
             del self._floods[chat_id]
-        if self.budget is not None and method in _COUNTED:
+        if self.budget is not None and method in _COUNTED and not _PAID.get():
             await self._spend(self.budget, min(priority, _AT_LEAST.get()), chat_id, topic)
         try:
             return await self._post(f"{self.bot.base_url}/{method}", params, result)

@@ -1,7 +1,7 @@
 """The clock: turn and final-play timeouts, the Cheat! grace period, lobbies (a full one dealt
 after its countdown, any player let start one that waited for its opener, one nobody touched
-closed), and what waited for the group's budget or for Telegram's flood wait (the table, the
-announcements and hands a 429 held back).
+closed), and the places due to be synced (what the group's budget, the bot's budget or
+Telegram's flood wait held back, or a sync whose process died: ``tgcheat.store.shown``).
 
 Deadlines live in Redis (in each session, and in a sorted set that any process can scan), so
 every running process fires them and a restarted one fires those that fell due while it was
@@ -24,12 +24,13 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from random import SystemRandom
 
-from tgcheat.bot.publish import Publisher, must_show, wall_clock_ms
-from tgcheat.bot.sender import ChatFlooded, TopicGone
+from tgcheat.bot.delivery.desired import hand_slot
+from tgcheat.bot.delivery.shown_codec import decode_shown
+from tgcheat.bot.handlers.shell import Shell
+from tgcheat.bot.sender import ChatFlooded, TopicGone, wall_clock_ms
 from tgcheat.store.games import GameStore
 from tgcheat.table import transitions as table
-from tgcheat.table.audiences import group_messages
-from tgcheat.table.computers import TableRandom
+from tgcheat.table.computers import TableRandom, is_computer
 from tgcheat.table.place import Place, Where
 
 log = logging.getLogger(__name__)
@@ -44,13 +45,13 @@ class Timers:
     def __init__(
         self,
         store: GameStore,
-        publisher: Publisher,
+        shell: Shell,
         clock: Callable[[], int] = wall_clock_ms,
         *,
         rng: TableRandom | None = None,
     ) -> None:
         self.store = store
-        self.publisher = publisher
+        self.shell = shell
         self.clock = clock
         #: Deals a full lobby's game (the handlers' generator, given by the app; a seeded one
         #: in tests that replay a game).
@@ -76,61 +77,58 @@ class Timers:
         # Whose hand is not shown yet matters only to a game's deadline that is due (not to a
         # lobby's, nor to a computer player's move): read only then.
         deadline_due = before.live_game is not None and 0 < before.deadline_ms <= now
-        unseen = await self.store.budget.unseen_hands(place) if deadline_due else frozenset()
+        unseen = await self.unseen_hands(place) if deadline_due else frozenset()
         committed = await self.store.transact(
             place,
             lambda session: table.tick(session, now, rng=self.rng, unseen=unseen),
-            group_messages=group_messages,
-            must_show=must_show,
+            lease=True,
         )
-        session = committed.session
-        if not committed.changed or session is None:
-            return
-        if session.lobby is not None:
-            # Still open: its message now says that any player may start it.
-            await self.publisher.refresh_lobby(place)
-        elif before.lobby is not None and session.game is None:
-            await self.publisher.close_lobby(session, committed.messages, expired=True)
-        elif session.game is not None and committed.result:
-            # A game played on, or a full lobby dealt: its message becomes the table, as when
-            # Start is pressed.
-            await self.publisher.publish(
-                session,
-                session.game,
-                committed.result,
-                committed.messages,
-                table_deferred=committed.table_deferred,
-                version=committed.version,
-                owed=committed.owed,
-            )
+        if committed.changed:
+            await self.shell.show(place, committed)
 
-    async def refresh_deferred_tables(self, now: int | None = None) -> None:
-        """What waited for a group's budget or a flood wait, now due: the announcements, one
-        edit of the table that shows the latest state, the hands (each chat in a task of its
-        own; returns once they are done)."""
+    async def unseen_hands(self, place: Place) -> frozenset[int]:
+        """The players whose hand does not show their turn yet (a budget or a flood wait
+        held it back): their turn does not time out before they have seen it."""
+        session, _ = await self.store.load(place)
+        state = session.live_game if session is not None else None
+        if session is None or state is None:
+            return frozenset()
+        shown = decode_shown(await self.store.shown.read(place))
+        wanted = {slot.name: slot.epoch for slot in self.shell.delivery.desired(session).slots}
+        unseen = set()
+        for player in state.players:
+            name = hand_slot(player.user_id)
+            if is_computer(player.user_id) or player.user_id in shown.unreachable:
+                continue
+            current = shown.slots.get(name)
+            if name in wanted and (current is None or current.epoch != wanted[name]):
+                unseen.add(player.user_id)
+        return frozenset(unseen)
+
+    async def sync_due(self, now: int | None = None) -> None:
+        """Sync every place due (each chat in a task of its own; returns once they are
+        done)."""
         now = self.clock() if now is None else now
-        chats = await self.store.budget.deferred_tables(now)
-        await self._finish(self._start_each(chats, lambda place: self.show_held(place, now)))
+        places = await self.store.shown.due(now)
+        await self._finish(self._start_each(places, self.sync))
 
-    async def show_held(self, where: Where, now: int) -> None:
-        place = Place.of(where)
-        held = await self.store.budget.release(place, now)
-        if held is not None:
-            await self.publisher.show_held(place, held)
+    async def sync(self, place: Place) -> None:
+        await self.shell.show(place)
 
     async def tick(self) -> None:
-        """One look at the clock: due deadlines, then what waited. A chat still busy from an
-        earlier tick is left to its task; a chat slower than a tick is not waited for."""
+        """One look at the clock: due deadlines, then the places due to be synced. A chat
+        still busy from an earlier tick is left to its task; a chat slower than a tick is not
+        waited for."""
         now = self.clock()
         fired = self._start_each(
             await self.store.clock.due(now), lambda place: self.fire(place, now)
         )
         if fired:
             await asyncio.wait(fired, timeout=TICK_S)
-        self._start_each(
-            await self.store.budget.deferred_tables(now),
-            lambda place: self.show_held(place, now),
-        )
+        self._start_each(await self.store.shown.due(now), self.sync)
+        budget = self.shell.sender.budget
+        if budget is not None:
+            await budget.count_answers(now)
 
     async def run(self) -> None:
         try:
@@ -172,9 +170,9 @@ class Timers:
             try:
                 await job(place)
             except ChatFlooded as flooded:
-                await self.publisher.held_back(flooded)
+                await self.shell.held_back(flooded)
             except TopicGone as gone:
-                await self.publisher.end_topic(gone.place)
+                await self.shell.end_topic(gone.place)
             except Exception:
                 # One broken game must not stop the clock of all the others.
                 log.exception("the clock's turn at chat %s failed", place)

@@ -73,6 +73,12 @@ def encode(session: Session) -> bytes:
         doc["tt"] = session.topic_title
     if session.ended_ms:
         doc["em"] = session.ended_ms
+    if session.changed_ms:
+        doc["cm"] = session.changed_ms
+    if session.lobby_expired:
+        doc["lx"] = 1
+    if session.picks:
+        doc["pk"] = [list(pick) for pick in session.picks]
     if session.told != Told():
         doc["td"] = _told_doc(session.told)
     return orjson.dumps(doc)
@@ -110,6 +116,9 @@ def decode(raw: bytes) -> Session:
         topic=doc.get("tp"),
         topic_title=doc.get("tt", ""),
         ended_ms=doc.get("em", 0),
+        changed_ms=doc.get("cm", 0),
+        lobby_expired=bool(doc.get("lx", 0)),
+        picks=tuple((int(u), int(n), str(sel)) for u, n, sel in doc.get("pk", ())),
         told=_told_from_doc(doc["td"]) if "td" in doc else Told(),
     )
 

@@ -1,15 +1,15 @@
 """The game store: a group's session and everything kept with it in Redis, one object.
 
 Each concern has a module of its own, reached through an attribute: ``sessions`` (the session
-and its compare-and-set), ``messages`` (the ids of the messages that show it), ``settings``
-(groups' and users' choices), ``clock`` (deadlines) and ``budget`` (each group's message
-budget). The main verbs are the store's own: ``load``, ``transact`` and ``forget_chat``.
+and its compare-and-set), ``shown`` (what Telegram confirmed each place shows, and the lease of
+the process that syncs it), ``settings`` (groups' and users' choices), ``clock`` (deadlines)
+and ``budget`` (each group's message budget). The main verbs are the store's own: ``load``,
+``transact`` and ``forget_chat``.
 The constants the rest of the bot and its tests use are importable from here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TypeVar
 
 from redis.asyncio import Redis
@@ -21,10 +21,8 @@ from tgcheat.store.clock import Deadlines
 from tgcheat.store.direct import DirectCommands
 from tgcheat.store.hints import ChatHints
 from tgcheat.store.keys import KEY_PREFIX, Keys
-from tgcheat.store.messages import Messages
-from tgcheat.store.outbox import MustShow
 from tgcheat.store.pings import Pings
-from tgcheat.store.scripts import GROUP_BURST, OUTBOX_LEASE_MS, REMEMBERED_UPDATES
+from tgcheat.store.scripts import GROUP_BURST, LEASE_MS, REMEMBERED_UPDATES
 from tgcheat.store.send_budget import REPLIES_PER_SECOND, ReplyBudget
 from tgcheat.store.sessions import (
     SESSION_TTL_S,
@@ -36,17 +34,18 @@ from tgcheat.store.sessions import (
     Sessions,
 )
 from tgcheat.store.settings import Settings
+from tgcheat.store.shown import ShownRecords
 from tgcheat.store.stats import Stats
 from tgcheat.store.timeout import OPERATION_TIMEOUT_S, bounded
 from tgcheat.table.place import Place, Where
-from tgcheat.table.session import MessageIds, Session
+from tgcheat.table.session import Session
 
 __all__ = [
     "GROUP_BURST",
     "GROUP_MESSAGES_PER_MINUTE",
     "KEY_PREFIX",
+    "LEASE_MS",
     "OPERATION_TIMEOUT_S",
-    "OUTBOX_LEASE_MS",
     "REMEMBERED_UPDATES",
     "SESSION_TTL_S",
     "Change",
@@ -54,7 +53,6 @@ __all__ = [
     "ConflictError",
     "GameStore",
     "Loaded",
-    "MustShow",
     "Outcome",
 ]
 
@@ -68,30 +66,29 @@ class GameStore:
         *,
         prefix: str = KEY_PREFIX,
         group_messages_per_minute: int = GROUP_MESSAGES_PER_MINUTE,
-        outbox_lease_ms: int = OUTBOX_LEASE_MS,
+        lease_ms: int = LEASE_MS,
         replies_per_second: float = REPLIES_PER_SECOND,
     ) -> None:
         self._redis = redis
         #: The names of the store's keys.
         self.keys = Keys(prefix)
-        # One hint of each chat, which the sessions read and write and the message ids update.
+        # One hint of each chat, which the sessions read and write.
         self._hints = ChatHints()
         direct = DirectCommands(redis)
-        self.budget = GroupBudget(
-            redis, self.keys, group_messages_per_minute, lease_ms=outbox_lease_ms
-        )
+        self.budget = GroupBudget(redis, self.keys, group_messages_per_minute)
         #: Each committed change announced to the open Mini Apps; their requests carried out.
         self.changes = Changes(self.keys)
-        self.sessions = Sessions(
+        self.shown = ShownRecords(
             redis,
             direct,
             self.keys,
-            self._hints,
-            self.budget,
-            outbox_lease_ms=outbox_lease_ms,
-            changes=self.changes,
+            lambda place, document: self.sessions.decode(place, document),
+            per_minute=group_messages_per_minute,
+            lease_ms=lease_ms,
         )
-        self.messages = Messages(redis, direct, self.keys, self._hints)
+        self.sessions = Sessions(
+            redis, direct, self.keys, self._hints, self.shown, changes=self.changes
+        )
         self.settings = Settings(redis, self.keys)
         self.clock = Deadlines(redis, self.keys)
         self.pings = Pings(redis, self.keys)
@@ -104,12 +101,12 @@ class GameStore:
             ReplyBudget(redis, self.keys, replies_per_second) if replies_per_second > 0 else None
         )
 
-    async def load(self, where: Where) -> tuple[Session | None, MessageIds]:
-        """A group's (or a topic's) session (None: none) and the messages that show it."""
+    async def load(self, where: Where) -> tuple[Session | None, int]:
+        """A group's (or a topic's) session (None: none) and its version."""
         return await self.sessions.load(where)
 
     async def read(self, where: Where) -> Loaded:
-        """A group's (or a topic's) session, the messages that show it and its version."""
+        """A group's (or a topic's) session and its version."""
         return await self.sessions.read(where)
 
     async def transact(
@@ -118,23 +115,17 @@ class GameStore:
         change: Change[R],
         *,
         update_id: int | None = None,
-        group_messages: Callable[[R], int] | None = None,
-        must_show: Callable[[Session, R], MustShow | None] | None = None,
+        lease: bool = False,
     ) -> Committed[R]:
         """Apply ``change`` to a group's session atomically (see Sessions.transact); the
-        compare-and-set itself announces a change it writes to the open Mini Apps."""
-        return await self.sessions.transact(
-            where,
-            change,
-            update_id=update_id,
-            group_messages=group_messages,
-            must_show=must_show,
-        )
+        compare-and-set itself announces a change it writes to the open Mini Apps, and with
+        ``lease`` takes the place's lease for the sync that shows it."""
+        return await self.sessions.transact(where, change, update_id=update_id, lease=lease)
 
     async def forget_chat(self, chat_id: int) -> None:
         """Remove everything kept for a group's games (the bot left it, or it moved): each
-        session (the chat's and its topics'), its deadline and its deferred table edit, the
-        group's next-game sign-ups and its statistics."""
+        session (the chat's and its topics', with what they show), its deadline and its due
+        sync, the group's next-game sign-ups and its statistics."""
         places = [Place(chat_id), *await self.topics_of(chat_id)]
         async with self._redis.pipeline(transaction=True) as pipe:
             for place in places:
@@ -153,11 +144,7 @@ class GameStore:
         self._hints.forget(place)
         pipe.delete(self.keys.session(place))
         pipe.zrem(self.keys.deadlines(place.chat_id), place.key)
-        pipe.zrem(self.keys.deferred_tables(place.chat_id), place.key)
-        if place.topic is not None:
-            # A topic's hash holds only its game's waiting messages (the chat's own is also
-            # the group's bucket, with its flood wait, which outlives a game).
-            pipe.delete(self.keys.waiting(place))
+        pipe.zrem(self.keys.due(place.chat_id), place.key)
 
     async def topics_of(self, chat_id: int) -> list[Place]:
         """The topics of a forum group that have a session (a scan: for the rare times the

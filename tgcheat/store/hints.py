@@ -1,23 +1,22 @@
 """What this process last saw of each chat: a hint that may save a read, never the truth.
 
-Two hints per chat. The latest version, session and message ids: a change may start from them
-instead of reading, because the compare-and-set proves them current (tgcheat.store.sessions).
-And the last stored document with its decoded session, so that reading the same document again
-skips decoding it (sessions are immutable). The sessions and the message ids keep the hint
-consistent with what they write; both share one ChatHints.
+Two hints per chat. The latest version and session: a change may start from them instead of
+reading, because the compare-and-set proves them current (tgcheat.store.sessions). And the last
+stored document with its decoded session, so that reading the same document again skips
+decoding it (sessions are immutable).
 """
 
 from __future__ import annotations
 
 from tgcheat.table.place import Place
-from tgcheat.table.session import MessageIds, Session
+from tgcheat.table.session import Session
 
 #: How many chats' hints one process keeps (a busy process's working set); past that, all are
 #: dropped at once (cheaper than tracking which is oldest).
 CACHE_CHATS = 10_000
 
-#: A chat's version, session and message ids.
-Latest = tuple[int, Session | None, MessageIds]
+#: A chat's version and session.
+Latest = tuple[int, Session | None]
 
 
 class ChatHints:
@@ -25,27 +24,14 @@ class ChatHints:
         self._latest: dict[Place, Latest] = {}
         self._decoded: dict[Place, tuple[bytes, Session]] = {}
 
-    def remember(
-        self, place: Place, version: int, session: Session | None, messages: MessageIds
-    ) -> None:
+    def remember(self, place: Place, version: int, session: Session | None) -> None:
         if len(self._latest) >= CACHE_CHATS:
             self._latest.clear()
-        self._latest[place] = (version, session, messages)
+        self._latest[place] = (version, session)
 
     def take(self, place: Place) -> Latest | None:
         """The chat's latest hint, removed: a change that starts from it replaces it."""
         return self._latest.pop(place, None)
-
-    def add_messages(self, place: Place, ids: MessageIds) -> None:
-        """Messages were sent for the chat's session: its hint shows them too."""
-        latest = self._latest.get(place)
-        if latest is not None:
-            version, session, messages = latest
-            self._latest[place] = (version, session, messages.merged(ids))
-
-    def drop_latest(self, place: Place) -> None:
-        """The chat's message ids changed in a way the hint does not follow: read them again."""
-        self._latest.pop(place, None)
 
     def forget(self, place: Place) -> None:
         """The chat's session is gone."""

@@ -36,14 +36,16 @@ VERSION_FIELD = "v"
 DOCUMENT_FIELD = "d"
 #: The ids of the last updates that changed the session (tgcheat.store.scripts.UPDATE_MARKS).
 UPDATES_FIELD = "u"
-#: The prefix of every message id's field ("m:table", "m:hand:<user id>", "m:told:<user id>").
-MESSAGE_FIELD = "m:"
-#: The prefix of the fields that say which version each message shows ("m:s:table",
-#: "m:s:hand:<user id>"): message fields, so they go with the message ids.
-SHOWN_FIELD = MESSAGE_FIELD + "s:"
-#: The prefix of the fields that keep the line a former table message became ("m:h:<message
-#: id>"), so that an older edit landing on it later can be undone.
-HISTORY_FIELD = MESSAGE_FIELD + "h:"
+#: The prefix of the message id fields an earlier version kept ("m:table", "m:hand:<user id>"):
+#: read once, when a live game's place is first synced (``tgcheat.store.shown``).
+LEGACY_MESSAGE_FIELD = "m:"
+#: What Telegram confirmed the place's chats show (``tgcheat.store.shown``), as JSON.
+SHOWN_FIELD = "s"
+#: The place's lease: the process that syncs it now ("<token> <until ms>").
+LEASE_FIELD = "l"
+#: How many messages others posted below the place's table (replies to commands): its sync
+#: brings the table down when this moved.
+BURIED_FIELD = "b"
 
 
 def shard_of(chat_id: int) -> int:
@@ -79,12 +81,17 @@ class Keys:
     def deadlines_of_shard(self, shard: int) -> str:
         return f"{self.shard_tag(shard)}:deadlines"
 
-    def deferred_tables(self, chat_id: int) -> str:
-        """A sorted set of the chat's shard: each place whose table edit or held messages wait
-        for the clock, scored by when."""
-        return self.deferred_tables_of_shard(shard_of(chat_id))
+    def due(self, chat_id: int) -> str:
+        """A sorted set of the chat's shard: each place with something left to sync (what a
+        budget or a flood wait held back, or a sync under way whose process may die), scored
+        by when the clock is to sync it."""
+        return self.due_of_shard(shard_of(chat_id))
+
+    def due_of_shard(self, shard: int) -> str:
+        return f"{self.shard_tag(shard)}:due"
 
     def deferred_tables_of_shard(self, shard: int) -> str:
+        """An earlier version's due set (``tgcheat.store.migration`` empties it)."""
         return f"{self.shard_tag(shard)}:deferred-tables"
 
     def session(self, where: Where) -> str:
@@ -98,15 +105,8 @@ class Keys:
 
     def bucket(self, chat_id: int) -> str:
         """A group's message budget (a token bucket) and its flood wait, shared by its topics:
-        Telegram's limit is the group's. The same hash holds what waits for the clock in the
-        chat's own place (see ``waiting``)."""
+        Telegram's limit is the group's."""
         return f"{self.tag(chat_id)}:rate:{chat_id}"
-
-    def waiting(self, where: Where) -> str:
-        """What waits for the clock in one place: its table edit, held announcements, hands,
-        deletions and its outbox. For a chat without topics, the chat's ``bucket`` itself."""
-        place = Place.of(where)
-        return f"{self.tag(place.chat_id)}:rate:{place.key}"
 
     def group(self, chat_id: int) -> str:
         """A group's settings hash."""

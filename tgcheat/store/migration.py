@@ -33,7 +33,7 @@ from tgcheat.table.place import Place
 #: Old names of a chat's keys: the kind after the prefix, and today's name for its suffix.
 _KINDS: tuple[tuple[str, Callable[[Keys, str], str]], ...] = (
     ("chat", lambda keys, rest: keys.session(Place.from_key(rest))),
-    ("rate", lambda keys, rest: keys.waiting(Place.from_key(rest))),
+    ("rate", lambda keys, rest: f"{keys.tag(Place.from_key(rest).chat_id)}:rate:{rest}"),
     ("group", lambda keys, rest: keys.group(int(rest))),
     ("ping", lambda keys, rest: keys.pings(int(rest))),
     ("stats:chat", lambda keys, rest: keys.chat_stats(int(rest))),
@@ -89,7 +89,7 @@ async def migrate_keys(redis: Redis, keys: Keys) -> Moved:
                 moved.left.append(old)
     for old_set, shard_set in (
         (_old_deadlines(keys), keys.deadlines),
-        (_old_deferred_tables(keys), keys.deferred_tables),
+        (_old_deferred_tables(keys), keys.due),
     ):
         entries = cast(
             list[tuple[bytes, float]], await redis.zrange(old_set, 0, -1, withscores=True)
@@ -99,4 +99,15 @@ async def migrate_keys(redis: Redis, keys: Keys) -> Moved:
             await redis.zadd(shard_set(place.chat_id), {member: score}, nx=True)
             await redis.zrem(old_set, member)
             moved.clock_entries += 1
+    # The due sets of the version before the reconciler: a place there is synced by the clock.
+    for shard in keys.shards:
+        old_set = keys.deferred_tables_of_shard(shard)
+        entries = cast(
+            list[tuple[bytes, float]], await redis.zrange(old_set, 0, -1, withscores=True)
+        )
+        for member, score in entries:
+            await redis.zadd(keys.due_of_shard(shard), {member: score}, nx=True)
+            moved.clock_entries += 1
+        if entries:
+            await redis.delete(old_set)
     return moved

@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from redis.asyncio import Redis
@@ -93,6 +94,36 @@ redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', at)
 redis.call('PEXPIRE', KEYS[1], 60000)
 if taken then return {1, 0} end
 return {0, math.ceil((reserve + wanted - tokens) / rate)}
+"""
+
+# KEYS[1] the bucket. ARGV: rate a second, burst, now (ms), tokens taken whatever is there
+# (answers counted before), then for each request group its tokens and reserve. Each group is
+# taken when the bucket leaves its reserve, in order (a later, smaller one may be taken after
+# one refused). Returns {ms until the first refused group would be taken (0: none refused),
+# then 1 or 0 for each group}.
+TAKE_MANY_SCRIPT = """
+local rate, burst, now = tonumber(ARGV[1]) / 1000, tonumber(ARGV[2]), tonumber(ARGV[3])
+local stored = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(stored[1]) or burst
+local at = tonumber(stored[2]) or now
+tokens = math.min(burst, tokens + math.max(0, now - at) * rate)
+at = math.max(at, now)
+tokens = math.max(-burst, tokens - tonumber(ARGV[4]))
+local answers = {0}
+for i = 5, #ARGV, 2 do
+  local wanted, reserve = tonumber(ARGV[i]), tonumber(ARGV[i + 1])
+  if tokens - wanted >= reserve then
+    tokens = tokens - wanted
+    answers[#answers + 1] = 1
+  else
+    answers[#answers + 1] = 0
+    local wait = math.ceil((reserve + wanted - tokens) / rate)
+    if answers[1] == 0 or wait < answers[1] then answers[1] = math.max(1, wait) end
+  end
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', at)
+redis.call('PEXPIRE', KEYS[1], 60000)
+return answers
 """
 
 #: A 429 counts as the bot's limit across all chats when this many chats got one within
@@ -165,7 +196,12 @@ class SendBudget:
         #: What the bucket holds when full: nine tenths of a second's worth (see above).
         self.burst = max(1.0, per_second * 0.9)
         self._take = redis.register_script(TAKE_SENDS_SCRIPT)
+        self._take_many = redis.register_script(TAKE_MANY_SCRIPT)
         self._reads = asyncio.Semaphore(READS_IN_FLIGHT)
+        #: Answers to people's own taps sent and not counted in Redis yet: they are never
+        #: refused, so they are counted with this process's next request for tokens
+        #: (``take_many``, or ``count_answers`` by the clock), not one round trip each.
+        self._answers_uncounted = 0
         self._floods_key = keys.send_floods()
         self._flooded = redis.register_script(FLOODED_SCRIPT)
 
@@ -186,6 +222,38 @@ class SendBudget:
         if int(taken) == 1 or priority is Priority.ALWAYS:
             return None
         return Refusal(max(1, int(wait_ms)))
+
+    async def take_many(
+        self, now_ms: int, wanted: Sequence[tuple[Priority, int]]
+    ) -> tuple[list[bool], int]:
+        """Tokens for groups of requests sent now (each a priority and a count), in one round
+        trip: which are taken, and how long until the first refused one would be (ms; 0: none
+        refused). Answers to a person's own tap (``Priority.ALWAYS``) are taken without a
+        round trip of their own: counted with the next request for tokens. Redis out of reach
+        refuses nothing."""
+        answers = sum(count for priority, count in wanted if priority is Priority.ALWAYS)
+        others = [(p, count) for p, count in wanted if p is not Priority.ALWAYS]
+        if not others:
+            self._answers_uncounted += answers
+            return [True] * len(wanted), 0
+        uncounted, self._answers_uncounted = self._answers_uncounted + answers, 0
+        args: list[float | int] = [self.per_second, self.burst, now_ms, uncounted]
+        for priority, count in others:
+            args += [count, self.reserve(priority)]
+        try:
+            async with self._reads:
+                answer = await bounded(self._take_many(keys=[self._key], args=args))
+        except (RedisError, TimeoutError) as error:
+            log.warning("the send budget could not be read (%s): sent regardless", error)
+            return [True] * len(wanted), 0
+        taken = iter(bool(int(flag)) for flag in answer[1:])
+        granted = [True if priority is Priority.ALWAYS else next(taken) for priority, _ in wanted]
+        return granted, int(answer[0])
+
+    async def count_answers(self, now_ms: int) -> None:
+        """Count in Redis the answers this process sent since its last request for tokens."""
+        if self._answers_uncounted:
+            await self.take_many(now_ms, [(Priority.LATER, 0)])
 
     async def flooded(self, chat_id: int, now_ms: int) -> bool:
         """Telegram answered 429 in the chat. Its answer does not say which limit it was, so

@@ -4,8 +4,9 @@ A change is computed by a pure function from the stored session; the write succe
 the version is still the one read, else the change is recomputed from the new state (bounded
 retries). The same script remembers the update's id in the session's hash, so a re-delivered
 update that already changed a game is ignored, whichever process sees it
-(tgcheat.store.scripts.UPDATE_MARKS); it also sets the session's deadline for the clock and
-spends the group's message budget (tgcheat.store.scripts.CAS_SCRIPT).
+(tgcheat.store.scripts.UPDATE_MARKS); it also sets the session's deadline for the clock and,
+asked to, takes the place's lease for the sync that shows the change
+(tgcheat.store.scripts.CAS_SCRIPT, tgcheat.store.shown).
 """
 
 from __future__ import annotations
@@ -20,25 +21,16 @@ from typing import Generic, NamedTuple, TypeVar
 
 from redis.asyncio import Redis
 
-from tgcheat.store.budget import GroupBudget
 from tgcheat.store.changes import Changes
 from tgcheat.store.codec import decode, encode
 from tgcheat.store.direct import DirectCommands
 from tgcheat.store.hints import ChatHints
 from tgcheat.store.keys import DOCUMENT_FIELD, UPDATES_FIELD, VERSION_FIELD, Keys
-from tgcheat.store.messages import message_ids
-from tgcheat.store.outbox import MustShow
-from tgcheat.store.scripts import (
-    CAS_SCRIPT,
-    OUTBOX_LEASE_MS,
-    READ_SCRIPT,
-    CasAnswer,
-    cas_call,
-    read_call,
-)
+from tgcheat.store.scripts import CAS_SCRIPT, READ_SCRIPT, CasAnswer, cas_call, read_call
+from tgcheat.store.shown import Lease, ShownRecords, new_token
 from tgcheat.store.timeout import bounded
 from tgcheat.table.place import Place, Where
-from tgcheat.table.session import MessageIds, Session
+from tgcheat.table.session import Session
 
 R = TypeVar("R")
 
@@ -50,7 +42,6 @@ BACKOFF_S = 0.002
 _VERSION = VERSION_FIELD.encode()
 _DOCUMENT = DOCUMENT_FIELD.encode()
 _UPDATES = UPDATES_FIELD.encode()
-_WRITTEN = (CasAnswer.WRITTEN, CasAnswer.WRITTEN_TABLE_DEFERRED)
 
 
 class ConflictError(Exception):
@@ -79,13 +70,9 @@ class Committed(Generic[R]):
     result: R | None
     #: The version now stored (0: none).
     version: int
-    #: The messages that show the session (the table, each player's hand).
-    messages: MessageIds
-    #: The group's message budget is spent: the table edit is left to the clock.
-    table_deferred: bool = False
-    #: The change recorded what players must see of it, to be settled once it was shown
-    #: (``GroupBudget.settle`` with ``version``).
-    owed: bool = False
+    #: The place's lease, taken with the change for the sync that shows it (None: not asked
+    #: for, or another process holds it and syncs again before it lets go).
+    lease: Lease | None = None
 
     @property
     def changed(self) -> bool:
@@ -100,7 +87,6 @@ class Loaded(NamedTuple):
     """A stored session as read."""
 
     session: Session | None
-    messages: MessageIds
     #: Its version (0: none).
     version: int
 
@@ -117,19 +103,16 @@ class Sessions:
         direct: DirectCommands,
         keys: Keys,
         hints: ChatHints,
-        budget: GroupBudget,
+        shown: ShownRecords,
         *,
-        outbox_lease_ms: int = OUTBOX_LEASE_MS,
         changes: Changes | None = None,
     ) -> None:
         #: A press's own reads and writes (see tgcheat.store.direct).
         self._direct = direct
         self._keys = keys
         self._hints = hints
-        #: Whose rate the compare-and-set spends from.
-        self._budget = budget
-        #: How long a change's must-see messages are this process's to show (OUTBOX).
-        self._lease_ms = outbox_lease_ms
+        #: The places' leases and shown records, which the compare-and-set takes and reads.
+        self._shown = shown
         #: Where and how the compare-and-set itself announces each change it writes (the Mini
         #: App's live updates); None: nowhere.
         self._changes = changes
@@ -139,23 +122,22 @@ class Sessions:
         self._cas = redis.register_script(CAS_SCRIPT)
         self._read_with_update = redis.register_script(READ_SCRIPT)
 
-    async def load(self, where: Where) -> tuple[Session | None, MessageIds]:
-        """A group's session (None: none) and the messages that show it."""
+    async def load(self, where: Where) -> tuple[Session | None, int]:
+        """A group's session (None: none) and its version."""
         loaded = await self.read(where)
-        return loaded.session, loaded.messages
+        return loaded.session, loaded.version
 
     async def read(self, where: Where) -> Loaded:
-        """A group's session, the messages that show it and its version."""
+        """A group's session and its version."""
         place = Place.of(where)
-        session, version, messages, _seen = await self._read(place, None, first_look=False)
-        self._hints.remember(place, version, session, messages)
-        return Loaded(session, messages, version)
+        session, version, _seen = await self._read(place, None, first_look=False)
+        self._hints.remember(place, version, session)
+        return Loaded(session, version)
 
     async def _read(
         self, place: Place, update_id: int | None, *, first_look: bool
-    ) -> tuple[Session | None, int, MessageIds, bool]:
-        """One round trip: the session, its message ids and whether the update changed it
-        already."""
+    ) -> tuple[Session | None, int, bool]:
+        """One round trip: the session and whether the update changed it already."""
         key = self._keys.session(place)
         if update_id is None:
             answer = await bounded(self._direct.execute("HGETALL", key))
@@ -174,11 +156,14 @@ class Sessions:
             if isinstance(answer, dict)
             else dict(zip(answer[::2], answer[1::2], strict=True))
         )
-        document = fields.pop(_DOCUMENT, None)
-        version = int(fields.pop(_VERSION, 0))
-        fields.pop(_UPDATES, None)
+        document = fields.get(_DOCUMENT)
+        version = int(fields.get(_VERSION, 0))
         session = self._decode(place, document) if document is not None else None
-        return session, version, message_ids(fields), seen
+        return session, version, seen
+
+    def decode(self, place: Place, document: bytes) -> Session:
+        """A stored document, decoded once per version in this process."""
+        return self._decode(place, document)
 
     def _decode(self, place: Place, document: bytes) -> Session:
         session = self._hints.decoded(place, document)
@@ -193,14 +178,11 @@ class Sessions:
         change: Change[R],
         *,
         update_id: int | None = None,
-        group_messages: Callable[[R], int] | None = None,
-        must_show: Callable[[Session, R], MustShow | None] | None = None,
+        lease: bool = False,
     ) -> Committed[R]:
         """Apply ``change`` atomically. Exceptions from ``change`` propagate; nothing is
-        written then. ``group_messages`` says how many group messages the change's result will
-        send; they are counted against the group's budget in the same round trip.
-        ``must_show`` says what players must see of the new session (tgcheat.store.outbox):
-        recorded with it, leased to this process."""
+        written then. ``lease``: a change written takes the place's lease too, for the sync
+        that shows it (``Committed.lease``), unless another process holds it."""
         # The first try may start from what this process last wrote or read for the chat,
         # saving the read: the compare-and-set proves it is still current. A refusal or a
         # no-op computed from it is confirmed against a fresh read before it is believed.
@@ -211,13 +193,11 @@ class Sessions:
         first_look = True
         for attempt in range(MAX_ATTEMPTS):
             if hint is not None:
-                version, session, messages = hint
+                version, session = hint
             else:
-                session, version, messages, seen = await self._read(
-                    place, update_id, first_look=first_look
-                )
+                session, version, seen = await self._read(place, update_id, first_look=first_look)
                 if seen:
-                    return _duplicate(session, version, messages)
+                    return _duplicate(session, version)
                 first_look = False
             try:
                 new_session, result = change(session)
@@ -230,24 +210,19 @@ class Sessions:
                 if hint is not None:
                     hint = None
                     continue
-                self._hints.remember(place, version, session, messages)
+                self._hints.remember(place, version, session)
                 return Committed(
-                    outcome=Outcome.UNCHANGED,
-                    session=session,
-                    result=result,
-                    version=version,
-                    messages=messages,
+                    outcome=Outcome.UNCHANGED, session=session, result=result, version=version
                 )
             hint = None
             assert new_session is not None, "sessions are replaced, never deleted"
             document = encode(new_session)
-            owed = must_show(new_session, result) if must_show is not None else None
+            token = new_token() if lease else ""
             call = cas_call(
                 session_key=self._keys.session(place),
                 deadlines_key=self._keys.deadlines(place.chat_id),
                 bucket_key=self._keys.bucket(place.chat_id),
-                deferred_key=self._keys.deferred_tables(place.chat_id),
-                waiting_key=self._keys.waiting(place),
+                due_key=self._keys.due(place.chat_id),
                 expected_version=version,
                 document=document,
                 session_ttl_s=SESSION_TTL_S,
@@ -255,29 +230,27 @@ class Sessions:
                 first_look=first_look,
                 place=place.key,
                 deadline_ms=new_session.next_deadline_ms,
-                group_messages=group_messages(result) if group_messages is not None else 0,
-                per_minute=self._budget.per_minute,
                 now_ms=self.clock(),
-                outbox_entry=owed.entry() if owed is not None and not owed.empty else b"",
-                lease_ms=self._lease_ms,
                 channel=self._changes.channel if self._changes else "",
                 notice=(self._changes.notice(place, version + 1, result) if self._changes else b""),
+                lease_token=token,
+                lease_ms=self._shown.lease_ms,
             )
             answer = await bounded(self._direct.run_script(self._cas, call.keys, call.args))
-            if answer in _WRITTEN:
-                self._hints.remember(place, version + 1, new_session, messages)
+            outcome = int(answer[0])
+            if outcome == CasAnswer.WRITTEN:
+                self._hints.remember(place, version + 1, new_session)
                 self._hints.keep_decoded(place, document, new_session)
+                leased = self._shown.leased(place, token, answer[2:]) if int(answer[1]) else None
                 return Committed(
                     outcome=Outcome.CHANGED,
                     session=new_session,
                     result=result,
                     version=version + 1,
-                    messages=messages,
-                    table_deferred=answer == CasAnswer.WRITTEN_TABLE_DEFERRED,
-                    owed=owed is not None and not owed.empty,
+                    lease=leased,
                 )
-            if answer == CasAnswer.DUPLICATE:
-                return _duplicate(session, version, messages)
+            if outcome == CasAnswer.DUPLICATE:
+                return _duplicate(session, version)
             # Lost a race: back off a random little while so that racing writers spread out.
             await asyncio.sleep(random.uniform(0, BACKOFF_S * 2 ** min(attempt, 5)))
         raise ConflictError(f"chat {place}: too many concurrent changes")
@@ -287,11 +260,5 @@ def wall_clock_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _duplicate(session: Session | None, version: int, messages: MessageIds) -> Committed[R]:
-    return Committed(
-        outcome=Outcome.DUPLICATE,
-        session=session,
-        result=None,
-        version=version,
-        messages=messages,
-    )
+def _duplicate(session: Session | None, version: int) -> Committed[R]:
+    return Committed(outcome=Outcome.DUPLICATE, session=session, result=None, version=version)

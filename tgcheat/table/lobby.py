@@ -290,4 +290,4 @@ def lobby_tick(
     deadline = lobby_clock_deadline(lobby, clock)
     if deadline > now_ms:
         return dataclasses.replace(session, lobby_clock=clock, deadline_ms=deadline), ()
-    return _closed(session), ()
+    return dataclasses.replace(_closed(session), lobby_expired=True), ()

@@ -78,6 +78,15 @@ class Session:
     #: When the game ended (Unix milliseconds); 0 while it goes on. The statistics skip a
     #: finished game for a person who asked to be forgotten after it (tgcheat.store.stats).
     ended_ms: int = 0
+    #: When the game last changed (Unix ms): the time its table counts the seconds left from,
+    #: so that the table drawn from the session is the same whenever it is drawn.
+    changed_ms: int = 0
+    #: The lobby closed because nobody started it in time (not cancelled).
+    lobby_expired: bool = False
+    #: Cards players picked on their hand keyboard and have not played yet: (user id, the
+    #: game's play count they were picked at, one rank code per card). A pick of an earlier
+    #: play is out of date.
+    picks: tuple[tuple[int, int, str], ...] = ()
 
     @property
     def place(self) -> Place:
@@ -103,6 +112,14 @@ class Session:
         whichever comes first; 0: never."""
         due = [ms for ms in (self.deadline_ms, self.computers_due_ms) if ms]
         return min(due) if due else 0
+
+    def picked(self, user_id: int) -> str:
+        """The cards the player picked for the game's current play ("" none)."""
+        game = self.game
+        for user, plays, selection in self.picks:
+            if user == user_id and game is not None and game.plays == plays:
+                return selection
+        return ""
 
     def language_of(self, user_id: int) -> str:
         return next((lang for uid, lang in self.player_languages if uid == user_id), self.language)
@@ -131,50 +148,14 @@ class Session:
 
 @dataclass(frozen=True, slots=True)
 class MessageIds:
-    """The messages that show a session: the table in the group and each player's hand in
-    their private chat; and the players the group was told cannot be reached (once a game)."""
+    """The ids of the messages that show a session now: the table in the group and each
+    player's hand in their private chat (read from what delivery recorded)."""
 
     table: int | None = None
     #: Each player's hand message, by user id.
     hands: Mapping[int, int] = field(default_factory=dict)
-    told: frozenset[int] = frozenset()
-    #: Another bot message was sent to the group after the table: the table is no longer the
-    #: last one, and is posted anew when it is next shown.
+    #: Another message was posted below the table since.
     buried: bool = False
-    #: Former hand messages (user id, message id) left in the players' chats when a new one
-    #: came: without buttons, they read as what the hand was then. They go together when the
-    #: game ends (one request per player, not one per turn). Only as read from the store.
-    retired: frozenset[tuple[int, int]] = frozenset()
-    #: The version of the session the table message was last drawn from (0: not known). Only
-    #: as read from the store.
-    table_version: int = 0
 
     def hand(self, user_id: int) -> int | None:
         return self.hands.get(user_id)
-
-    def retired_of(self, user_id: int) -> list[int]:
-        """A player's former hand messages, oldest first."""
-        return sorted(message for user, message in self.retired if user == user_id)
-
-    def merged(self, other: MessageIds) -> MessageIds:
-        """These ids updated by ``other`` (what was sent since they were read): a new table
-        message is at the bottom of the chat, unless ``other`` says it is buried."""
-        table_news = other.table is not None or other.buried
-        return MessageIds(
-            other.table if other.table is not None else self.table,
-            {**self.hands, **other.hands},
-            self.told | other.told,
-            other.buried if table_news else self.buried,
-            self.retired | other.retired,
-            other.table_version or self.table_version,
-        )
-
-    @property
-    def empty(self) -> bool:
-        return (
-            self.table is None
-            and not self.hands
-            and not self.told
-            and not self.buried
-            and not self.retired
-        )

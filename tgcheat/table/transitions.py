@@ -309,8 +309,9 @@ def pick(
     selected: Counter[Rank],
     rank: Rank | None,
 ) -> tuple[Session, GameState, int, Counter[Rank]]:
-    """A card picked on the hand keyboard (``rank`` None: the selection cleared). Nothing is
-    stored: the selection travels in the buttons. The session, game, seat and new selection."""
+    """A card picked on the hand keyboard (``rank`` None: the selection cleared): the session
+    that keeps the player's new selection (``Session.picks``, for their hand to show), the
+    game, the seat and the selection."""
     session, game = game_of(session, game_id)
     seat = game.seat_of(user_id)
     if seat is None:
@@ -319,14 +320,22 @@ def pick(
     if game.plays != plays or limit == 0:
         raise refused(SessionRefusal.STALE)
     if rank is None:
-        return session, game, seat, Counter()
+        return _picked(session, user_id, plays, Counter()), game, seat, Counter()
     selected = selected + Counter({rank: 1})
     held = sum(1 for card in game.players[seat].hand if card.rank is rank)
     if selected[rank] > held:
         raise refused(SessionRefusal.NO_MORE_OF_RANK)
     if sum(selected.values()) > limit:
         raise ActionRefused(Refusal.BAD_CARD_COUNT)
-    return session, game, seat, selected
+    return _picked(session, user_id, plays, selected), game, seat, selected
+
+
+def _picked(session: Session, user_id: int, plays: int, selected: Counter[Rank]) -> Session:
+    selection = "".join(rank.code for rank in sorted(selected.elements()))
+    picks = tuple(pick for pick in session.picks if pick[0] != user_id)
+    if selection:
+        picks += ((user_id, plays, selection),)
+    return dataclasses.replace(session, picks=picks)
 
 
 __all__ = [

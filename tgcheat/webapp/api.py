@@ -339,7 +339,7 @@ class MiniApp:
         except ChatFlooded as flooded:
             await self.shell.held_back(flooded)
         except TopicGone as gone:
-            await self.shell.publisher.end_topic(gone.place)
+            await self.shell.end_topic(gone.place)
 
 
 def _refusal_text(tr: Translator, refusal: Exception) -> str:

@@ -4,7 +4,7 @@ The table in the group (the lobby, the game, or its result), each person's hand 
 private chat, and the game's lines (reveals and passes) from the session's log
 (``tgcheat.table.told``), each in its reader's language. Drawn the same way every time from the
 same session: nothing here reads the wall clock (the seconds left to answer last cards are
-counted from ``drawn_at_ms``, the moment the session last changed).
+counted from the moment the game last changed, ``Session.changed_ms``).
 """
 
 from __future__ import annotations
@@ -36,8 +36,6 @@ class Drawing:
     bot_username: str
     #: The Mini App's address, when the bot serves it (hands then offer "🃏 Open cards").
     app_url: str | None = None
-    #: The moment the session last changed (Unix ms).
-    drawn_at_ms: int = 0
 
 
 def desired(session: Session, drawing: Drawing) -> Desired:
@@ -57,25 +55,22 @@ def desired(session: Session, drawing: Drawing) -> Desired:
 def _table_slot(session: Session, told: Told, drawing: Drawing) -> WantedSlot | None:
     tr = translator(session.language)
     chat = session.place
+    # The lobby's message becomes the game's table (an edit, not a new message).
+    epoch = f"{session.game_id}:{told.table_epoch if told.game_id == session.game_id else 0}"
     if session.lobby is not None:
         view = views.lobby_view(tr, session, session.lobby, drawing.bot_username)
-        return WantedSlot(
-            TABLE, chat, f"{session.game_id}:lobby", view, edit_priority=Priority.LATER
-        )
+        return WantedSlot(TABLE, chat, epoch, view, edit_priority=Priority.LATER)
     state = session.game
     if state is None:
-        return None
-    view = views.table_view(tr, session, state, drawing.bot_username, drawing.drawn_at_ms)
+        # A lobby closed without a game.
+        view = views.lobby_closed_view(tr, expired=session.lobby_expired)
+        return WantedSlot(TABLE, chat, epoch, view, edit_priority=Priority.LATER)
+    view = views.table_view(tr, session, state, drawing.bot_username, session.changed_ms or None)
     # Last cards to answer are what the players must see to act; any other edit may wait.
     edit = Priority.MUST if state.phase is Phase.FINAL_CHECK else Priority.TABLE
-    return WantedSlot(
-        TABLE,
-        chat,
-        f"{session.game_id}:{told.table_epoch}",
-        view,
-        edit_priority=edit,
-        stays_last=True,
-    )
+    # A live game's table comes back below others' messages; a result stays where it is.
+    live = state.phase is not Phase.FINISHED
+    return WantedSlot(TABLE, chat, epoch, view, edit_priority=edit, stays_last=live)
 
 
 def _hand_slots(
@@ -89,7 +84,13 @@ def _hand_slots(
             continue
         tr = translator(session.language_of(user_id))
         view = views.hand_view(
-            tr, session, state, seat, session.place_title, app_url=drawing.app_url
+            tr,
+            session,
+            state,
+            seat,
+            session.place_title,
+            session.picked(user_id),
+            app_url=drawing.app_url,
         )
         awaited = state.phase is not Phase.FINISHED and seat == state.turn
         slots.append(
@@ -100,9 +101,17 @@ def _hand_slots(
                 view,
                 priority=Priority.MUST if awaited else Priority.LATER,
                 edit_priority=Priority.LATER,
+                keep_former=not _acts(view),
             )
         )
     return slots
+
+
+def _acts(view: views.View) -> bool:
+    """Whether a message's buttons act on the game (their data goes out of date), rather than
+    only open the Mini App."""
+    rows = view.markup["inline_keyboard"] if view.markup else []
+    return any("callback_data" in button for row in rows for button in row)
 
 
 def _lines(session: Session, state: GameState, told: Told) -> tuple[WantedLine, ...]:

@@ -21,7 +21,14 @@ The request savings are rules of ``plan``, in one place:
   instead of a deletion and a message);
 - a former message that should leave is retired before its successor is posted, so a chat
   never shows two messages with a slot's buttons;
-- former messages kept until the end (hands without buttons) go in one request per chat.
+- a slot posted anew only because others' messages buried it goes at its edit's priority;
+- a former message whose buttons do not act on the game (a hand that only opens the Mini App)
+  is left as it is, and goes with the others kept until the end, in one request per chat;
+- a place's messages of another game (the last game's table with its result, its hands) are
+  left as they are and forgotten (``of_this_game``): their buttons name their game, which
+  refuses them;
+- a hand that could not be sent (the person never started the bot, or blocked it) is not
+  tried again until the person asks for it (``Shown.unreachable``).
 """
 
 from __future__ import annotations
@@ -69,8 +76,9 @@ class WantedSlot:
     #: What its former message becomes when a new one replaces it: this view (a record of
     #: what it showed, without buttons), or None: it is deleted.
     former: View | None = None
-    #: A former message that was given ``former`` is kept until the place's messages are
-    #: cleared (``Desired.clear_former``), then deleted with the others in one request.
+    #: Its former message is left as it is when a new one replaces it (its buttons, if any,
+    #: do not act on the game), and deleted with the others kept when the place's messages
+    #: are cleared (``Desired.clear_former``), in one request.
     keep_former: bool = False
 
 
@@ -118,6 +126,14 @@ class Shown:
     last_line: Mapping[Chat, tuple[str, int]] = field(default_factory=dict)
     #: Former messages kept until the place's messages are cleared, by chat.
     kept: Mapping[Chat, tuple[int, ...]] = field(default_factory=dict)
+    #: People whose hand could not be sent (the group was told): not tried again until they
+    #: ask for it.
+    unreachable: frozenset[int] = frozenset()
+    #: How many messages others posted below the table had been counted (the store's count:
+    #: a larger one buries the table).
+    buried_seen: int = 0
+    #: The game whose result was counted in the statistics.
+    counted: str = ""
 
     def posted_up_to(self, chat: Chat, log: str) -> int:
         """The number of the last line of ``log`` posted in ``chat`` (0: none)."""
@@ -202,7 +218,8 @@ def plan(desired: Desired, shown: Shown) -> list[Step]:
     steps: list[Step] = []
     pending = _pending_lines(desired, shown)
     slots_by_chat: dict[Chat, list[WantedSlot]] = {}
-    for slot in desired.slots:
+    reachable = [slot for slot in desired.slots if slot.chat not in shown.unreachable]
+    for slot in reachable:
         slots_by_chat.setdefault(slot.chat, []).append(slot)
     wanted_names = {slot.name for slot in desired.slots}
     moving: list[Step] = []
@@ -266,7 +283,7 @@ def _move(
     rest = list(lines)
     for slot in anew:
         current = shown.slots.get(slot.name)
-        if current is None:
+        if current is None or slot.keep_former:
             continue
         if slot.former is None and rest:
             line = rest.pop(0)
@@ -279,8 +296,33 @@ def _move(
     requests.extend(
         Send(chat, slot.view, silent=False, role=OfSlot(slot.name, slot.epoch)) for slot in anew
     )
-    priority = min((slot.priority for slot in anew), default=Priority.MUST)
+    priority = min((_anew_priority(slot, shown) for slot in anew), default=Priority.MUST)
     return Step(tuple(requests), priority, chat)
+
+
+def _anew_priority(slot: WantedSlot, shown: Shown) -> Priority:
+    """A slot posted anew at its epoch is a notification; one posted anew only because it was
+    buried shows nothing new, as an edit would."""
+    current = shown.slots.get(slot.name)
+    if current is not None and current.epoch == slot.epoch:
+        return slot.edit_priority
+    return slot.priority
+
+
+def of_this_game(shown: Shown, log: str) -> Shown:
+    """``shown`` without the slots of another game than ``log`` (a new game's slots start
+    afresh; the old messages stay as they are) and, for a new game, without those the last
+    one could not reach (they are tried again)."""
+    slots = {name: slot for name, slot in shown.slots.items() if log_of(slot.epoch) == log}
+    if len(slots) == len(shown.slots):
+        return shown
+    fresh = not slots
+    return replace(shown, slots=slots, unreachable=frozenset() if fresh else shown.unreachable)
+
+
+def log_of(epoch: str) -> str:
+    """The game an epoch ("<game>:<n>") is of."""
+    return epoch.rpartition(":")[0]
 
 
 def _retire_unwanted(shown: Shown, wanted: set[str]) -> Iterable[Step]:
@@ -308,9 +350,16 @@ def confirmed(shown: Shown, desired: Desired, request: Request, answer: int | No
     if isinstance(request, EditTo):
         return _edited(shown, desired, request, answer)
     gone = set(request.message_ids)
-    slots = {name: slot for name, slot in shown.slots.items() if slot.message_id not in gone}
-    kept = {chat: tuple(i for i in ids if i not in gone) for chat, ids in shown.kept.items()}
-    return Shown(slots, shown.last_line, {chat: ids for chat, ids in kept.items() if ids})
+    slots = {
+        name: slot
+        for name, slot in shown.slots.items()
+        if not (slot.chat == request.chat and slot.message_id in gone)
+    }
+    kept = {
+        chat: tuple(i for i in ids if chat != request.chat or i not in gone)
+        for chat, ids in shown.kept.items()
+    }
+    return replace(shown, slots=slots, kept={chat: ids for chat, ids in kept.items() if ids})
 
 
 def buried(shown: Shown, chat: Chat) -> Shown:
@@ -320,18 +369,22 @@ def buried(shown: Shown, chat: Chat) -> Shown:
         name: replace(slot, buried=True) if slot.chat == chat else slot
         for name, slot in shown.slots.items()
     }
-    return Shown(slots, shown.last_line, shown.kept)
+    return replace(shown, slots=slots)
 
 
 def _sent(shown: Shown, desired: Desired, request: Send, message_id: int) -> Shown:
     slots = dict(buried(shown, request.chat).slots)
     last_line = dict(shown.last_line)
+    kept = dict(shown.kept)
     role = request.role
     if isinstance(role, OfLine):
         last_line[request.chat] = (role.log, role.seq)
     else:
+        former = slots.get(role.name)
+        if former is not None and former.chat == request.chat and _keeps_former(desired, role.name):
+            kept[request.chat] = (*kept.get(request.chat, ()), former.message_id)
         slots[role.name] = ShownSlot(request.chat, message_id, role.epoch, digest(request.view))
-    return Shown(slots, last_line, shown.kept)
+    return replace(shown, slots=slots, last_line=last_line, kept=kept)
 
 
 def _edited(shown: Shown, desired: Desired, request: EditTo, answer: int | None) -> Shown:
@@ -340,14 +393,19 @@ def _edited(shown: Shown, desired: Desired, request: EditTo, answer: int | None)
     kept = dict(shown.kept)
     role = request.role
     owner = next(
-        (name for name, slot in slots.items() if slot.message_id == request.message_id), None
+        (
+            name
+            for name, slot in slots.items()
+            if slot.chat == request.chat and slot.message_id == request.message_id
+        ),
+        None,
     )
     if isinstance(role, OfSlot):
         if answer == GONE:
             slots.pop(role.name, None)
         elif role.name in slots:
             slots[role.name] = replace(slots[role.name], digest=digest(request.view))
-        return Shown(slots, last_line, kept)
+        return replace(shown, slots=slots)
     if owner is not None:
         slots.pop(owner)
     if isinstance(role, OfLine):
@@ -356,7 +414,7 @@ def _edited(shown: Shown, desired: Desired, request: EditTo, answer: int | None)
             last_line[request.chat] = (role.log, role.seq)
     elif answer != GONE and _keeps_former(desired, role.name):
         kept[request.chat] = (*kept.get(request.chat, ()), request.message_id)
-    return Shown(slots, last_line, kept)
+    return replace(shown, slots=slots, last_line=last_line, kept=kept)
 
 
 def _keeps_former(desired: Desired, name: str) -> bool:

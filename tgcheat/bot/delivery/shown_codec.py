@@ -21,6 +21,12 @@ def encode_shown(shown: Shown) -> bytes:
         "l": [[_chat(chat), log, seq] for chat, (log, seq) in shown.last_line.items()],
         "k": [[_chat(chat), list(ids)] for chat, ids in shown.kept.items()],
     }
+    if shown.unreachable:
+        document["u"] = sorted(shown.unreachable)
+    if shown.buried_seen:
+        document["b"] = shown.buried_seen
+    if shown.counted:
+        document["c"] = shown.counted
     return orjson.dumps(document)
 
 
@@ -35,7 +41,14 @@ def decode_shown(raw: bytes | None) -> Shown:
     }
     last_line = {_of_chat(chat): (str(log), int(seq)) for chat, log, seq in document["l"]}
     kept = {_of_chat(chat): tuple(int(i) for i in ids) for chat, ids in document["k"]}
-    return Shown(slots, last_line, kept)
+    return Shown(
+        slots,
+        last_line,
+        kept,
+        unreachable=frozenset(int(user) for user in document.get("u", ())),
+        buried_seen=int(document.get("b", 0)),
+        counted=str(document.get("c", "")),
+    )
 
 
 def _chat(chat: Chat) -> str | int:

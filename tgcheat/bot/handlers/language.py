@@ -54,14 +54,7 @@ class LanguageHandlers:
         language, never half in one and half in another."""
         shell = self.shell
         committed = await shell.store.transact(
-            chat_id, lambda session: (table.set_language(session, language), None)
+            chat_id, lambda session: (table.set_language(session, language), None), lease=True
         )
-        session = committed.session
-        if not committed.changed or session is None:
-            return
-        if session.lobby is not None:
-            await shell.publisher.refresh_lobby(Place(chat_id))
-        elif session.game is not None:
-            await shell.publisher.refresh_table(
-                session, session.game, committed.messages, committed.version
-            )
+        if committed.changed:
+            await shell.show(Place(chat_id), committed)

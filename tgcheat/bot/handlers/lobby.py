@@ -4,7 +4,6 @@ and /start and /help in the private chat."""
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import html
 import logging
 from collections.abc import Callable
@@ -22,7 +21,6 @@ from tgcheat.bot.handlers.shell import (
     Shell,
     new_game_id,
 )
-from tgcheat.bot.publish import must_show
 from tgcheat.bot.taps import Tap
 from tgcheat.bot.views.lobby import level_name
 from tgcheat.engine.game import ActionRefused
@@ -31,11 +29,10 @@ from tgcheat.i18n import N_, translator
 from tgcheat.store.games import Committed
 from tgcheat.table import transitions as table
 from tgcheat.table.access import played_by
-from tgcheat.table.audiences import group_messages
 from tgcheat.table.computers import Level
 from tgcheat.table.place import Place
 from tgcheat.table.refusals import SessionRefusal, SessionRefused
-from tgcheat.table.session import MessageIds, Session
+from tgcheat.table.session import Session
 from tgcheat.table.transitions import Actor
 
 HELP_TEXT = N_(
@@ -102,9 +99,11 @@ class LobbyHandlers:
                 None,
             ),
             update_id=command.update_id,
+            lease=True,
         )
         if committed.changed and committed.session is not None:
-            await shell.publisher.post_lobby(committed.session, committed.messages)
+            await shell.show(command.place, committed)
+            await shell.ping_signed_up(committed.session)
 
     async def solo(self, command: Command) -> None:
         """/play [1-5] [easy|normal|hard] [preset]: a game against computer players in the
@@ -153,10 +152,9 @@ class LobbyHandlers:
                 now_ms=now,
             ),
             update_id=command.update_id,
-            group_messages=group_messages,
-            must_show=must_show,
+            lease=True,
         )
-        await shell.show(committed)
+        await shell.show(Place(chat_id), committed)
 
     async def notify(self, command: Command) -> None:
         """/notify in a group: be told in private when its next game opens (once), or not."""
@@ -235,7 +233,7 @@ class LobbyHandlers:
         session = committed.session
         if committed.duplicate:
             # A duplicate may be the retry of a delivery that failed before the lobby was shown.
-            await shell.publisher.refresh_lobby(place)
+            await shell.show(place)
         if session is None or not committed.changed:
             return
         confirmation = views.page(
@@ -255,7 +253,7 @@ class LobbyHandlers:
             await self._unjoin(place, user_id)
             await self._show_the_way(command, session.language)
             return
-        await shell.publisher.refresh_lobby(place)
+        await shell.show(place)
 
     async def _unjoin(self, place: Place, user_id: int) -> None:
         # The lobby may have closed, or they left, meanwhile: nothing to undo then.
@@ -281,9 +279,10 @@ class LobbyHandlers:
         """My cards: the hand posted anew, a reply to the person's own command."""
         if not await self.shell.may_reply(asker):
             return
-        stored, messages = await self.shell.store.load(place)
-        session, game = played_by(stored, asker.user_id)
-        await self.shell.publisher.repost_hand(session, game, asker.user_id, messages)
+        stored, _ = await self.shell.store.load(place)
+        played_by(stored, asker.user_id)
+        # The player asked for it: an answer to their own action.
+        await self.shell.delivery.sync(place, answering=asker.user_id, reach=asker.user_id)
 
     # --- buttons -------------------------------------------------------------------------------
 
@@ -298,13 +297,12 @@ class LobbyHandlers:
                     current, game_id=press.game_id, actor=actor, rng=shell.rng, now_ms=now
                 ),
                 update_id=tap.update_id,
-                group_messages=group_messages,
-                must_show=must_show,
+                lease=True,
             )
 
         committed = await shell.as_actor(press.chat_id, tap.user_id, attempt)
         await shell.sender.answer(tap.query_id)
-        await shell.show(committed)
+        await shell.show(press.place, committed)
 
     async def computer_seat(self, tap: Tap, press: ComputerPress) -> None:
         """A computer player added to the lobby, or the last one removed (its creator or an
@@ -326,12 +324,14 @@ class LobbyHandlers:
             )
 
         async def attempt(actor: Actor) -> Committed[None]:
-            return await shell.store.transact(press.place, change(actor), update_id=tap.update_id)
+            return await shell.store.transact(
+                press.place, change(actor), update_id=tap.update_id, lease=True
+            )
 
         committed = await shell.as_actor(press.chat_id, tap.user_id, attempt)
         await shell.sender.answer(tap.query_id)
         if committed.changed or committed.duplicate:
-            await shell.publisher.refresh_lobby(press.place)
+            await shell.show(press.place, committed)
 
     async def leave(self, tap: Tap, press: TablePress) -> None:
         """Leave on the lobby: out of it before the deal, as /leave, with a tap."""
@@ -341,12 +341,13 @@ class LobbyHandlers:
             press.place,
             lambda current: (table.leave(current, user_id, game_id=press.game_id), None),
             update_id=tap.update_id,
+            lease=True,
         )
         tr = await shell.language_of(Asker(user_id, tap.language_code))
         await shell.sender.answer(tap.query_id, tr._("You left the game."))
         if committed.changed or committed.duplicate:
             # A duplicate may be the retry of a delivery that failed before the lobby was shown.
-            await shell.publisher.refresh_lobby(press.place)
+            await shell.show(press.place, committed)
 
     async def cancel(self, tap: Tap, press: TablePress) -> None:
         shell = self.shell
@@ -356,12 +357,13 @@ class LobbyHandlers:
                 press.place,
                 lambda current: (table.cancel(current, game_id=press.game_id, actor=actor), None),
                 update_id=tap.update_id,
+                lease=True,
             )
 
         committed = await shell.as_actor(press.chat_id, tap.user_id, attempt)
         await shell.sender.answer(tap.query_id)
-        if committed.changed and committed.session is not None:
-            await shell.publisher.close_lobby(committed.session, committed.messages)
+        if committed.changed or committed.duplicate:
+            await shell.show(press.place, committed)
 
     async def next_game(self, tap: Tap, press: TablePress) -> None:
         """The next game of a match: same seats, the dealer one seat on."""
@@ -380,8 +382,7 @@ class LobbyHandlers:
                     now_ms=now,
                 ),
                 update_id=tap.update_id,
-                group_messages=group_messages,
-                must_show=must_show,
+                lease=True,
             )
 
         committed = await shell.as_actor(press.chat_id, tap.user_id, attempt)
@@ -390,11 +391,8 @@ class LobbyHandlers:
         pressed = tap.pressed_message()
         if committed.changed and pressed is not None:
             await shell.sender.edit_markup(*pressed, None)
-        if committed.changed and committed.session is not None:
-            # The new game gets a new table message at the bottom of the chat.
-            await shell.store.messages.clear(press.place)
-            committed = dataclasses.replace(committed, messages=MessageIds())
-        await shell.show(committed)
+        # The new game (a new game id) gets a new table message at the bottom of the chat.
+        await shell.show(press.place, committed)
 
     async def play_again(self, tap: Tap, press: TablePress) -> None:
         """A new lobby with the finished game's players already in it."""
@@ -415,6 +413,7 @@ class LobbyHandlers:
                     None,
                 ),
                 update_id=tap.update_id,
+                lease=True,
             )
 
         committed = await shell.as_actor(press.chat_id, tap.user_id, attempt)
@@ -423,7 +422,8 @@ class LobbyHandlers:
             return
         if (pressed := tap.pressed_message()) is not None:
             await shell.sender.edit_markup(*pressed, None)
-        await shell.publisher.post_lobby(committed.session, committed.messages)
+        await shell.show(press.place, committed)
+        await shell.ping_signed_up(committed.session)
 
 
 #: /play without arguments: three computer players of the normal level.

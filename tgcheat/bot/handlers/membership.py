@@ -7,13 +7,10 @@ from telegram import ChatMember, Update
 from telegram.ext import ContextTypes
 
 from tgcheat.bot.handlers.shell import GROUP_TYPES, Answer, Command, Events, Shell, new_game_id
-from tgcheat.bot.publish import must_show
 from tgcheat.i18n import N_
 from tgcheat.store.games import Committed
 from tgcheat.table import transitions as table
-from tgcheat.table.audiences import group_messages
 from tgcheat.table.place import Place
-from tgcheat.table.session import MessageIds
 from tgcheat.table.transitions import Actor
 
 
@@ -36,10 +33,9 @@ class MembershipHandlers:
                 place,
                 lambda session: table.remove(session, gone, now),
                 update_id=update.update_id,
-                group_messages=group_messages,
-                must_show=must_show,
+                lease=True,
             )
-            await self._show_removal(committed)
+            await self._show_removal(place, committed)
 
     async def _places_of(self, chat_id: int, *, forum: bool) -> list[Place]:
         """Where a group's games are: the chat, and in a forum each topic with a session."""
@@ -47,12 +43,12 @@ class MembershipHandlers:
         return [Place(chat_id), *topics]
 
     async def topic_closed(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """A forum topic closed: its game ends (``Publisher.end_topic``); reopened, the topic
+        """A forum topic closed: its game ends (``Shell.end_topic``); reopened, the topic
         needs nothing."""
         message = update.effective_message
         if message is None or message.message_thread_id is None:
             return
-        await self.shell.publisher.end_topic(Place(message.chat.id, message.message_thread_id))
+        await self.shell.end_topic(Place(message.chat.id, message.message_thread_id))
 
     async def kick(self, command: Command) -> None:
         """/kick as a reply to the player's message, or /kick <n>: their seat on the table, or
@@ -74,19 +70,15 @@ class MembershipHandlers:
                     now_ms=now,
                 ),
                 update_id=command.update_id,
-                group_messages=group_messages,
-                must_show=must_show,
+                lease=True,
             )
 
-        await self._show_removal(await shell.as_actor(command.chat_id, command.user_id, attempt))
+        committed = await shell.as_actor(command.chat_id, command.user_id, attempt)
+        await self._show_removal(command.place, committed)
 
-    async def _show_removal(self, committed: Committed[Events]) -> None:
-        session = committed.session
-        if session is not None and session.lobby is not None:
-            if committed.changed:
-                await self.shell.publisher.refresh_lobby(session.place)
-            return
-        await self.shell.show(committed)
+    async def _show_removal(self, place: Place, committed: Committed[Events]) -> None:
+        if committed.changed or committed.duplicate:
+            await self.shell.show(place, committed)
 
     async def bot_membership(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """The bot removed from a group: that game ends and nothing of it is kept."""
@@ -100,7 +92,7 @@ class MembershipHandlers:
         shell = self.shell
         # The group cannot be written to any more; the players learn it in private.
         for place in [Place(chat_id), *await shell.store.topics_of(chat_id)]:
-            await shell.publisher.end_game_at(place)
+            await shell.end_game_at(place)
         await shell.store.forget_chat(chat_id)
 
     async def migrated(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -118,12 +110,11 @@ class MembershipHandlers:
             new_id,
             lambda current: (table.arrive(current, moved), None),
             update_id=update.update_id,
+            lease=True,
         )
         await shell.store.forget_chat(old_id)
         if not committed.changed or committed.session is None:
             return
-        # Buttons name the chat: everything is shown anew under the new id.
-        if moved.lobby is not None:
-            await shell.publisher.post_lobby(moved, MessageIds())
-        elif moved.game is not None:
-            await shell.publisher.show_anew(moved, moved.game, committed.version)
+        # Buttons name the chat and the game: everything is shown anew under the new id (the
+        # new chat's place has nothing shown yet, and the hands are of a new game id).
+        await shell.show(Place(new_id), committed)

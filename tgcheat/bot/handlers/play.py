@@ -6,12 +6,10 @@ from __future__ import annotations
 from tgcheat.bot import views
 from tgcheat.bot.callbacks import ClaimPress, HandPress, Op, TurnPress
 from tgcheat.bot.handlers.shell import Answer, Command, Events, Shell
-from tgcheat.bot.publish import must_show
 from tgcheat.bot.taps import Tap
 from tgcheat.i18n import N_, translator
 from tgcheat.store.games import Committed
 from tgcheat.table import transitions as table
-from tgcheat.table.audiences import group_messages
 from tgcheat.table.commands import (
     Believe,
     CallCheat,
@@ -22,6 +20,7 @@ from tgcheat.table.commands import (
 )
 from tgcheat.table.place import Place
 from tgcheat.table.refusals import SessionRefusal, SessionRefused
+from tgcheat.table.session import Session
 from tgcheat.table.transitions import Actor
 
 
@@ -48,15 +47,14 @@ class PlayHandlers:
             place,
             lambda session: table.act(session, game_id=game_id, command=command, now_ms=now),
             update_id=update_id,
-            group_messages=group_messages,
-            must_show=must_show,
+            lease=True,
         )
         if tap is not None:
             text = None
             if answer and committed.changed and committed.session is not None:
                 text = translator(committed.session.language_of(tap.user_id))._(answer)
             await shell.sender.answer(tap.query_id, text)
-        await shell.show(committed)
+        await shell.show(place, committed, answering=tap.user_id if tap is not None else None)
 
     # --- buttons -------------------------------------------------------------------------------
 
@@ -97,29 +95,32 @@ class PlayHandlers:
         await self.act(press.place, press.game_id, command, update_id=tap.update_id, tap=tap)
 
     async def pick(self, tap: Tap, press: HandPress) -> None:
-        """Picking cards changes nothing stored: the selection travels in the buttons."""
+        """A card picked (or the picks cleared): kept in the session, so that the player's hand
+        shows it whatever else is synced meanwhile."""
         if tap.chat_id is None or tap.message_id is None or tap.chat_id != tap.user_id:
             # A hand is only ever drawn in its owner's private chat (forged data elsewhere).
             raise SessionRefused(SessionRefusal.STALE)
-        stored, _, version = await self.shell.store.read(press.place)
-        session, game, seat, selected = table.pick(
-            stored,
-            game_id=press.game_id,
-            user_id=tap.user_id,
-            plays=press.plays,
-            selected=press.selected(),
-            rank=press.rank if press.op is Op.PICK else None,
+        shell = self.shell
+
+        def change(stored: Session | None) -> tuple[Session | None, None]:
+            session, game, seat, _ = table.pick(
+                stored,
+                game_id=press.game_id,
+                user_id=tap.user_id,
+                plays=press.plays,
+                selected=press.selected(),
+                rank=press.rank if press.op is Op.PICK else None,
+            )
+            # More cards than a button carries are refused here, before anything is stored.
+            tr = translator(session.language_of(tap.user_id))
+            views.hand_view(tr, session, game, seat, "", session.picked(tap.user_id))
+            return session, None
+
+        committed = await shell.store.transact(
+            press.place, change, update_id=tap.update_id, lease=True
         )
-        await self.shell.sender.answer(tap.query_id)
-        selection = "".join(rank.code for rank in sorted(selected.elements()))
-        tr = translator(session.language_of(tap.user_id))
-        view = views.hand_view(
-            tr, session, game, seat, session.place_title, selection, self.shell.publisher.app_url
-        )
-        await self.shell.sender.edit(tap.chat_id, tap.message_id, view)
-        # A play of the same player may have been shown meanwhile: this hand would then show
-        # cards already played (the clock shows it again).
-        await self.shell.publisher.record_hand(press.place, version, tap.user_id)
+        await shell.sender.answer(tap.query_id)
+        await shell.show(press.place, committed, answering=tap.user_id)
 
     # --- commands ------------------------------------------------------------------------------
 
@@ -133,14 +134,9 @@ class PlayHandlers:
             command.place,
             lambda session: table.leave_table(session, command.user_id, now),
             update_id=command.update_id,
-            group_messages=group_messages,
-            must_show=must_show,
+            lease=True,
         )
-        session = committed.session
-        if session is not None and session.lobby is not None:
-            await shell.publisher.refresh_lobby(command.place)
-            return
-        await shell.show(committed)
+        await shell.show(command.place, committed)
 
     async def stop(self, command: Command) -> None:
         """/stop: the lobby closes, or the game ends (its creator or an admin)."""
@@ -154,13 +150,8 @@ class PlayHandlers:
                 command.place,
                 lambda session: table.stop(session, actor=actor, now_ms=now),
                 update_id=command.update_id,
-                group_messages=group_messages,
-                must_show=must_show,
+                lease=True,
             )
 
         committed = await shell.as_actor(chat_id, command.user_id, attempt)
-        session = committed.session
-        if committed.changed and session is not None and session.game is None:
-            await shell.publisher.close_lobby(session, committed.messages)
-            return
-        await shell.show(committed)
+        await shell.show(command.place, committed)

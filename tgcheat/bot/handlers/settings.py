@@ -95,10 +95,12 @@ class SettingsHandlers:
         """An open lobby is the group's next game: it takes the new rules too."""
         now = self.shell.clock()
         committed = await self.shell.store.transact(
-            chat_id, lambda session: (table.adopt_rules(session, rules, now_ms=now), None)
+            chat_id,
+            lambda session: (table.adopt_rules(session, rules, now_ms=now), None),
+            lease=True,
         )
         if committed.changed:
-            await self.shell.publisher.refresh_lobby(Place(chat_id))
+            await self.shell.show(Place(chat_id), committed)
 
 
 def _chosen(rules: Rules, target: PresetChoice | ValueChoice) -> Rules:

@@ -1,8 +1,9 @@
-"""What every handler shares: the store, the sender and the publisher, who is asking and in
-which language, whether they are an admin, and the one refusal path.
+"""What every handler shares: the store, the sender and delivery, who is asking and in which
+language, whether they are an admin, and the one refusal path.
 
 A handler is short: read the update (a ``Command`` or a press), compute the change with a pure
-function of ``tgcheat.table`` inside ``store.transact``, publish what was committed. Any
+function of ``tgcheat.table`` inside ``store.transact``, then ``show`` it: the place is synced
+(``tgcheat.bot.delivery.sync``), whatever the change was. Any
 refusal — the table's (``SessionRefused``), the engine's (``ActionRefused``) or the bot's own
 (``Answer``: a wrong chat, bad input; ``SelectionTooLong``: more cards picked than a button
 carries) — is raised, and ``refuse`` turns it into a pop-up for a button or a reply for a
@@ -32,8 +33,8 @@ from telegram.ext import ContextTypes
 
 from tgcheat.bot import views
 from tgcheat.bot.callbacks import SelectionTooLong
-from tgcheat.bot.publish import Publisher, wall_clock_ms
-from tgcheat.bot.sender import ChatFlooded, Sender
+from tgcheat.bot.delivery.sync import Delivery
+from tgcheat.bot.sender import ChatFlooded, Sender, TopicGone, wall_clock_ms
 from tgcheat.bot.taps import Tap
 from tgcheat.engine.events import Event
 from tgcheat.engine.game import ActionRefused
@@ -42,7 +43,8 @@ from tgcheat.store.games import Committed, GameStore
 from tgcheat.table.computers import TableRandom
 from tgcheat.table.place import Place
 from tgcheat.table.refusals import AdminUnknown, SessionRefusal, SessionRefused
-from tgcheat.table.transitions import Actor
+from tgcheat.table.session import Session
+from tgcheat.table.transitions import Actor, end_without_group
 
 log = logging.getLogger(__name__)
 
@@ -194,10 +196,10 @@ def new_game_id() -> str:
 
 
 class Shell:
-    def __init__(self, store: GameStore, sender: Sender, publisher: Publisher) -> None:
+    def __init__(self, store: GameStore, sender: Sender, delivery: Delivery) -> None:
         self.store = store
         self.sender = sender
-        self.publisher = publisher
+        self.delivery = delivery
         #: Deals the cards (a seeded generator in tests that replay a game).
         self.rng: TableRandom = SystemRandom()
         #: The time in Unix milliseconds (tests move it to a deadline instead of waiting).
@@ -293,7 +295,8 @@ class Shell:
             return
         await self.sender.send(place, view, reply_to=asker.message_id)
         if in_group:
-            await self.publisher.bring_table_down(place)
+            # The reply counted a message below the place's table: its sync brings it down.
+            await self.delivery.sync(place)
 
     async def reply(self, asker: Asker, text: str, **fields: str) -> None:
         tr = await self.language_of(asker)
@@ -317,34 +320,54 @@ class Shell:
             await self.tell(asker, views.page(tr, text))
 
     async def held_back(self, flooded: ChatFlooded, asker: Asker | None = None) -> None:
-        """A flood wait met on the way (``ChatFlooded``): not a failure. What it held back
-        waits for the clock (``Publisher.held_back``); when it kept a press's own message
-        from changing (a card picked, a menu), a pop-up says to tap again."""
-        await self.publisher.held_back(flooded)
+        """A flood wait met on the way (``ChatFlooded``): not a failure. When it kept a press's
+        own message from changing (a card picked, a menu), a pop-up says to tap again."""
+        log.info("chat %s in a flood wait until %s", flooded.chat_id, flooded.until_ms)
         if asker is not None and asker.query_id is not None and asker.chat_id == flooded.chat_id:
             tr = await self.language_of(asker)
             await self.sender.answer(asker.query_id, tr._(TAP_NOT_SHOWN))
 
     # --- showing what was committed ------------------------------------------------------------
 
-    async def show(self, committed: Committed[Events]) -> None:
-        """Publish a committed change of a game."""
-        session = committed.session
-        if committed.duplicate and session is not None and session.game is not None:
-            # Telegram delivers an update again when handling it failed, perhaps after its
-            # change was saved but before it was shown: show the current state now.
-            await self.publisher.catch_up(
-                session, session.game, committed.messages, committed.version
-            )
+    async def show(
+        self, place: Place, committed: Committed[T] | None = None, *, answering: int | None = None
+    ) -> None:
+        """Show the place's stored session: a committed change (whose compare-and-set took the
+        place's lease), a re-delivered update's (nothing committed: only synced), anything."""
+        if committed is not None and committed.duplicate:
+            committed = None
+        await self.delivery.sync(place, committed, answering=answering)  # type: ignore[arg-type]
+
+    async def end_game_at(self, place: Place) -> None:
+        """The game at ``place`` ends without its group (the bot was removed, or the topic
+        was closed or deleted): no winner, no deadline left; the players learn it in private
+        (the group's part of the sync fails there, which is expected)."""
+        committed = await self.store.transact(place, end_without_group, lease=True)
+        if committed.changed:
+            await self.show(place, committed)
+
+    async def end_topic(self, place: Place) -> None:
+        """A forum topic closed or deleted: its game ends (``end_game_at``) and nothing of it
+        is kept or retried (a reopened topic starts afresh with /new)."""
+        try:
+            await self.end_game_at(place)
+        except TopicGone:
+            log.info("topic %s gone while its game ended", place)
+        finally:
+            await self.store.forget_place(place)
+
+    async def ping_signed_up(self, session: Session) -> None:
+        """Those who asked (/notify) hear in private that the group's next game is open, with
+        its Join link: once each, then they are signed off."""
+        lobby = session.lobby
+        if lobby is None:
             return
-        if not committed.changed or session is None or session.game is None:
-            return
-        await self.publisher.publish(
-            session,
-            session.game,
-            committed.result or (),
-            committed.messages,
-            table_deferred=committed.table_deferred,
-            version=committed.version,
-            owed=committed.owed,
-        )
+        for user_id in await self.store.pings.take(session.chat_id):
+            if lobby.has(user_id) or user_id == session.creator:
+                continue
+            language = await self.store.settings.user_language(user_id) or session.language
+            view = views.ping_view(translator(language), session, self.bot_username)
+            try:
+                await self.sender.send(user_id, view)
+            except ChatFlooded:
+                log.info("private chat %s in a flood wait: a next-game ping dropped", user_id)

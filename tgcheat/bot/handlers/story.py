@@ -39,8 +39,8 @@ class StoryHandlers:
             # A delivery of the same press again: the first one posted it.
             await shell.sender.answer(tap.query_id)
             return
-        # A group message as the table is: counted on the publisher's clock, as its are.
-        now = shell.publisher.clock()
+        # A group message as the table is: counted on delivery's clock, as its are.
+        now = shell.delivery.clock()
         if place.chat_id < 0 and not await shell.store.budget.take_for_reply(place, now):
             await self._untell(place, press.game_id)
             raise Answer(GROUP_BUSY)

@@ -1,0 +1,411 @@
+"""The one writer of a place: ``Delivery.sync`` brings what Telegram shows toward what the
+stored session says should be shown (tgcheat.bot.delivery.desired), by the plan's requests
+(tgcheat.bot.delivery.plan), under the place's lease (tgcheat.store.shown).
+
+A sync is idempotent and level-triggered: it reads the session and what Telegram confirmed,
+and asks for what differs. Handlers sync after their commit (whose compare-and-set took the
+lease: no round trip of its own), the clock syncs the places due, and a re-delivered update
+only syncs. What the group's budget, the bot's budget or a flood wait holds back is left: the
+place is due when it can go. A process that changes the session while another holds the lease
+leaves the sync to that one, which syncs again before it lets go.
+
+One press's cost in Redis: the compare-and-set (which takes the lease and reads what is
+shown), at most one request for the bot's budget for all of the sync's Bot API requests, and
+the end of the sync (which keeps what was confirmed, spends the group's tokens and lets go).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from telegram.error import Forbidden, NetworkError, TelegramError
+
+from tgcheat.bot import views
+from tgcheat.bot.delivery.desired import Drawing, desired, hand_slot
+from tgcheat.bot.delivery.plan import (
+    GONE,
+    Chat,
+    Delete,
+    Desired,
+    EditTo,
+    Request,
+    Send,
+    Shown,
+    Step,
+    buried,
+    confirmed,
+    log_of,
+    of_this_game,
+    plan,
+)
+from tgcheat.bot.delivery.shown_codec import decode_shown, encode_shown
+from tgcheat.bot.sender import ChatFlooded, Edit, Sender, TopicGone, wall_clock_ms
+from tgcheat.engine.state import Phase
+from tgcheat.i18n import translator
+from tgcheat.store.budget import GroupBucket, burst_of
+from tgcheat.store.games import Committed, GameStore
+from tgcheat.store.send_budget import Priority
+from tgcheat.store.shown import Lease, LeaseLost
+from tgcheat.table.place import Place
+from tgcheat.table.session import MessageIds, Session
+from tgcheat.table.stats import game_record
+
+log = logging.getLogger(__name__)
+
+#: Rounds one sync makes at most while the session keeps changing under it; past them, the
+#: lease runs out and the clock syncs the place.
+MAX_ROUNDS = 8
+#: A request Telegram did not confirm (a network error, a 5xx) is tried again by the clock
+#: this long after.
+RETRY_MS = 2_000
+
+
+@dataclass(slots=True)
+class _ChatRun:
+    """What one chat's requests came to."""
+
+    done: list[tuple[Request, int | None]] = field(default_factory=list)
+    #: Held back until then (a flood wait, a refusal of the budget, a failure): ms, 0: none.
+    again_ms: int = 0
+    #: Telegram asked the group itself to wait until then.
+    flood_until_ms: int = 0
+    #: The chat could not be reached (a person who never started the bot, or blocked it).
+    unreachable: bool = False
+    topic_gone: TopicGone | None = None
+
+
+@dataclass(slots=True)
+class _Round:
+    shown: Shown
+    spent: int = 0
+    due_ms: int = 0
+    flood_until_ms: int = 0
+    #: Messages this round posted: deleted should the lease turn out lost.
+    posted: list[tuple[Chat, int]] = field(default_factory=list)
+    topic_gone: TopicGone | None = None
+
+    def due_at(self, ms: int) -> None:
+        if ms and (self.due_ms == 0 or ms < self.due_ms):
+            self.due_ms = ms
+
+
+class Delivery:
+    def __init__(
+        self, store: GameStore, sender: Sender, clock: Callable[[], int] = wall_clock_ms
+    ) -> None:
+        self.store = store
+        self.sender = sender
+        #: The one clock of delivery: budgets, flood waits and due times are counted in it.
+        self.clock = clock
+        #: The Mini App's address (tgcheat.webapp), when the bot serves it: the hands then
+        #: offer "🃏 Open cards".
+        self.app_url: str | None = None
+
+    async def sync(
+        self,
+        place: Place,
+        committed: Committed[object] | None = None,
+        *,
+        answering: int | None = None,
+        reach: int | None = None,
+    ) -> None:
+        """Bring ``place``'s chats toward what its stored session says. ``committed``: the
+        change just written (its compare-and-set took the lease, or left the sync to the
+        process that holds it); ``answering``: the person whose own tap this answers (their
+        hand's requests are never refused by the budget); ``reach``: a person who asked for
+        their hand (it comes back as a new message, even when it could not be sent before).
+        TopicGone when the place's topic is closed or deleted."""
+        lease = committed.lease if committed is not None else None
+        if lease is None:
+            if committed is not None and committed.changed:
+                return
+            lease = await self.store.shown.begin(place, self.clock())
+            if lease is None:
+                return
+        gone: TopicGone | None = None
+        for _ in range(MAX_ROUNDS):
+            done = await self._round(place, lease, answering, reach)
+            reach = None
+            gone = gone or done.topic_gone
+            try:
+                following = await self.store.shown.end(
+                    place,
+                    lease,
+                    encode_shown(done.shown),
+                    spent=done.spent,
+                    flood_until_ms=done.flood_until_ms,
+                    due_ms=done.due_ms,
+                    now_ms=self.clock(),
+                )
+            except LeaseLost:
+                await self._take_back(done.posted)
+                return
+            if following is None:
+                break
+            lease = following
+        if gone is not None:
+            raise gone
+
+    async def _round(
+        self, place: Place, lease: Lease, answering: int | None, reach: int | None
+    ) -> _Round:
+        now = self.clock()
+        session = lease.session
+        shown = decode_shown(lease.shown)
+        if lease.buried > shown.buried_seen:
+            shown = dataclasses.replace(buried(shown, place), buried_seen=lease.buried)
+        wanted = self.desired(session)
+        shown = of_this_game(shown, wanted.log)
+        if reach is not None:
+            shown = _reached(shown, reach)
+        if session is not None:
+            shown = await self._counted(session, shown)
+        steps = plan(wanted, shown)
+        if answering is not None:
+            steps = [
+                dataclasses.replace(step, priority=Priority.ALWAYS)
+                if step.chat == answering
+                else step
+                for step in steps
+            ]
+        done = _Round(shown)
+        steps = self._within_group_budget(place, steps, lease.bucket, now, done)
+        steps = await self._within_bot_budget(steps, now, done)
+        if not steps:
+            return done
+        by_chat: dict[Chat, list[Step]] = {}
+        for step in steps:
+            by_chat.setdefault(step.chat, []).append(step)
+        with self.sender.paid():
+            runs = await asyncio.gather(
+                *(self._run(chat, chat_steps) for chat, chat_steps in by_chat.items())
+            )
+        unreachable: list[int] = []
+        for chat, run in zip(by_chat, runs, strict=True):
+            for request, answer in run.done:
+                done.shown = confirmed(done.shown, wanted, request, answer)
+                if isinstance(request, Send) and answer is not None:
+                    done.posted.append((chat, answer))
+            done.due_at(run.again_ms)
+            done.flood_until_ms = max(done.flood_until_ms, run.flood_until_ms)
+            done.topic_gone = done.topic_gone or run.topic_gone
+            if run.unreachable and isinstance(chat, int) and chat > 0 and chat != place.chat_id:
+                unreachable.append(chat)
+        if unreachable and session is not None:
+            done.shown = dataclasses.replace(
+                done.shown, unreachable=done.shown.unreachable | frozenset(unreachable)
+            )
+            await self._tell_unreachable(place, session, unreachable)
+        await self._remember_dealt(place, shown, done.shown)
+        return done
+
+    def desired(self, session: Session | None) -> Desired:
+        """What ``session`` should be shown by (nothing, without a session)."""
+        if session is None:
+            return Desired()
+        drawing = Drawing(self.sender.bot.username, self.app_url)
+        return desired(session, drawing)
+
+    def _within_group_budget(
+        self, place: Place, steps: Sequence[Step], bucket: GroupBucket, now: int, done: _Round
+    ) -> list[Step]:
+        """The steps the group's budget allows now (what players must see to act may run it
+        into a little debt; edits wait for whole tokens); the place is due when the others
+        may go."""
+        if place.chat_id > 0:
+            return list(steps)
+        per_minute = self.store.budget.per_minute
+        tokens = bucket.available(now, per_minute)
+        floor = -burst_of(per_minute)
+        allowed = []
+        for step in steps:
+            if not (isinstance(step.chat, Place) and step.chat.chat_id < 0):
+                allowed.append(step)
+                continue
+            if bucket.until_ms > now:
+                done.due_at(bucket.until_ms)
+                continue
+            lowest = floor if step.priority <= Priority.MUST else 0.0
+            if tokens - step.cost >= lowest:
+                tokens -= step.cost
+                done.spent += step.cost
+                allowed.append(step)
+            else:
+                done.due_at(now + GroupBucket.refill_ms(lowest + step.cost - tokens, per_minute))
+        return allowed
+
+    async def _within_bot_budget(self, steps: list[Step], now: int, done: _Round) -> list[Step]:
+        """The steps the bot's budget across all chats allows now, asked in one round trip."""
+        budget = self.sender.budget
+        if budget is None or not steps:
+            return steps
+        granted, wait_ms = await budget.take_many(now, [(s.priority, s.cost) for s in steps])
+        if wait_ms:
+            done.due_at(now + wait_ms)
+        # What was refused in the group gives its group tokens back.
+        for step, taken in zip(steps, granted, strict=True):
+            if not taken and isinstance(step.chat, Place) and step.chat.chat_id < 0:
+                done.spent -= step.cost
+        return [step for step, taken in zip(steps, granted, strict=True) if taken]
+
+    async def _run(self, chat: Chat, steps: Sequence[Step]) -> _ChatRun:
+        """One chat's steps, in order; the first failure stops them (what is left is planned
+        again at the next sync)."""
+        run = _ChatRun()
+        for step in steps:
+            for request in step.requests:
+                try:
+                    answer = await self._request(request)
+                except ChatFlooded as flooded:
+                    run.again_ms = flooded.until_ms
+                    if flooded.chat_waits and flooded.in_group:
+                        run.flood_until_ms = flooded.until_ms
+                    return run
+                except TopicGone as gone:
+                    run.topic_gone = gone
+                    return run
+                except Forbidden:
+                    run.unreachable = True
+                    return run
+                except (NetworkError, TelegramError) as error:
+                    log.info(
+                        "chat %s: %s not confirmed (%s), tried again later",
+                        chat,
+                        type(request).__name__,
+                        error,
+                    )
+                    run.again_ms = self.clock() + RETRY_MS
+                    return run
+                if answer is _UNREACHABLE:
+                    run.unreachable = True
+                    return run
+                run.done.append((request, answer))
+                if answer == GONE:
+                    # The rest of the step was planned on that message: planned again.
+                    run.again_ms = self.clock()
+                    return run
+        return run
+
+    async def _request(self, request: Request) -> int | None:
+        """One request: a sent message's id, None for an edit or a deletion done, GONE for a
+        message that is not there; ``_UNREACHABLE`` for a chat the bot cannot write to."""
+        if isinstance(request, Send):
+            sent = await self.sender.send(request.chat, request.view, silent=request.silent)
+            return _UNREACHABLE if sent is None else sent
+        if isinstance(request, EditTo):
+            outcome = await self.sender.edit(request.chat, request.message_id, request.view)
+            if outcome is Edit.UNREACHABLE:
+                return _UNREACHABLE
+            return GONE if outcome is Edit.GONE else None
+        assert isinstance(request, Delete)
+        if len(request.message_ids) == 1:
+            await self.sender.delete(request.chat, request.message_ids[0])
+        else:
+            await self.sender.delete_many(request.chat, request.message_ids)
+        return None
+
+    async def _counted(self, session: Session, shown: Shown) -> Shown:
+        """A finished game's statistics are counted before its result is shown, once (counting
+        is idempotent too: tgcheat.store.stats)."""
+        game = session.game
+        if game is None or game.phase is not Phase.FINISHED or shown.counted == session.game_id:
+            return shown
+        record = game_record(session)
+        if record is not None:
+            await self.store.stats.count(record)
+        return dataclasses.replace(shown, counted=session.game_id)
+
+    async def _tell_unreachable(self, place: Place, session: Session, user_ids: list[int]) -> None:
+        """The group hears once a game which players the bot cannot send their cards to; the
+        game goes on (the clock plays for them)."""
+        state = session.game
+        if state is None or session.against_computer:
+            return
+        tr = translator(session.language)
+        names = views.joined(
+            tr,
+            (
+                views.name_html(player.name)
+                for player in state.players
+                if player.user_id in user_ids
+            ),
+        )
+        text = tr._(
+            "{names}: I can't send you your cards. Tap <b>🃏 My cards</b> on the "
+            "table and press <b>Start</b> in our private chat."
+        ).format(names=names)
+        try:
+            with self.sender.paid():
+                await self.sender.send(place, views.View(views.directed(tr, text)))
+        except (ChatFlooded, TelegramError) as error:
+            log.info("chat %s: players unreachable, not told (%s)", place, error)
+
+    async def _remember_dealt(self, place: Place, before: Shown, after: Shown) -> None:
+        """The players whose first hand of this game was sent: the Mini App opened from the
+        menu button finds their game (a hint only: nothing fails without it)."""
+        dealt = [
+            slot.chat
+            for name, slot in after.slots.items()
+            if name not in before.slots
+            and isinstance(slot.chat, int)
+            and slot.chat > 0
+            and name == hand_slot(slot.chat)
+        ]
+        if not dealt:
+            return
+        try:
+            await self.store.played_places.record(dealt, place)
+        except Exception as error:
+            log.warning("where %s play was not remembered: %s", dealt, error)
+
+    async def _take_back(self, posted: list[tuple[Chat, int]]) -> None:
+        """The lease ran out under a slow Telegram and another process synced the place: what
+        this one posted meanwhile is not in its record, and goes (the one compensation)."""
+        for chat, message_id in posted:
+            try:
+                await self.sender.delete(chat, message_id, priority=Priority.LATER)
+            except (ChatFlooded, TelegramError) as error:
+                log.info(
+                    "message %s in %s posted under a lost lease not deleted: %s",
+                    message_id,
+                    chat,
+                    error,
+                )
+
+    async def shown_ids(self, place: Place) -> MessageIds:
+        """The ids of the messages that show the place now (the table, each hand)."""
+        return message_ids(decode_shown(await self.store.shown.read(place)))
+
+
+#: A request's answer when its chat cannot be written to.
+_UNREACHABLE = -2
+
+
+def _reached(shown: Shown, user_id: int) -> Shown:
+    """``shown`` once a person asked for their hand: it is posted anew (its old message goes),
+    and tried even if it could not be sent before."""
+    name = hand_slot(user_id)
+    slots = dict(shown.slots)
+    current = slots.get(name)
+    if current is not None:
+        slots[name] = dataclasses.replace(current, epoch=f"{log_of(current.epoch)}:asked")
+    return dataclasses.replace(shown, slots=slots, unreachable=shown.unreachable - {user_id})
+
+
+def message_ids(shown: Shown) -> MessageIds:
+    """The table's and the hands' message ids of a shown record."""
+    table = shown.slots.get("table")
+    hands = {
+        slot.chat: slot.message_id
+        for name, slot in shown.slots.items()
+        if isinstance(slot.chat, int) and name == hand_slot(slot.chat)
+    }
+    return MessageIds(
+        table=table.message_id if table is not None else None,
+        hands=hands,
+        buried=table.buried if table is not None else False,
+    )

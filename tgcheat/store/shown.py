@@ -1,0 +1,157 @@
+"""What each place's chats show, as Telegram confirmed it, and the one process that syncs it.
+
+A place (a group, or a forum topic) is synced by one process at a time (tgcheat.bot.delivery):
+it takes the place's **lease** (in the session's hash, so the compare-and-set of a press takes
+it in the same round trip: ``tgcheat.store.scripts.CAS_SCRIPT``), reads the **shown record**
+(what Telegram confirmed: the ids, epochs and content digests of the place's messages, the last
+line posted in each chat), brings Telegram toward what the session says should be shown, and
+ends: the record kept, the group's tokens spent, the lease let go, and the place put in its
+shard's **due** set for whatever is left (a budget or a flood wait held it back). A process
+that changes the session while another holds the lease leaves the sync to that one, which
+syncs again before it lets go. A process that dies holding the lease leaves the place due when
+the lease ends, so the clock syncs it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from redis.asyncio import Redis
+
+from tgcheat.store.budget import GroupBucket
+from tgcheat.store.clock import due_in_shards
+from tgcheat.store.direct import DirectCommands
+from tgcheat.store.keys import SHOWN_FIELD, Keys
+from tgcheat.store.scripts import BEGIN_SCRIPT, END_SCRIPT, LEASE_MS, begin_call, end_call
+from tgcheat.store.timeout import bounded
+from tgcheat.table.place import Place
+from tgcheat.table.session import Session
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """A place leased to this process for one sync: what it starts from."""
+
+    token: str
+    #: The session's version and the session (None: none stored).
+    version: int
+    session: Session | None
+    #: The shown record as stored (empty: nothing shown yet).
+    shown: bytes
+    #: How many messages others posted below the table so far.
+    buried: int
+    #: The group's message budget.
+    bucket: GroupBucket
+
+
+class LeaseLost(Exception):
+    """The lease ran out and another process synced the place meanwhile."""
+
+
+def new_token() -> str:
+    return secrets.token_hex(8)
+
+
+class ShownRecords:
+    def __init__(
+        self,
+        redis: Redis,
+        direct: DirectCommands,
+        keys: Keys,
+        decode: Callable[[Place, bytes], Session],
+        *,
+        per_minute: int,
+        lease_ms: int = LEASE_MS,
+    ) -> None:
+        self._redis = redis
+        self._direct = direct
+        self._keys = keys
+        self._decode = decode
+        self.per_minute = per_minute
+        self.lease_ms = lease_ms
+        self._begin = redis.register_script(BEGIN_SCRIPT)
+        self._end = redis.register_script(END_SCRIPT)
+
+    def leased(self, place: Place, token: str, shows: Sequence[bytes | str]) -> Lease:
+        """The lease ``token`` took, from the scripts' what_shows() answer."""
+        version, document, shown, buried, tokens, at, until = shows
+        return Lease(
+            token=token,
+            version=int(version),
+            session=self._decode(place, _bytes(document)) if document else None,
+            shown=_bytes(shown),
+            buried=int(buried),
+            bucket=GroupBucket.of(tokens, at, until),
+        )
+
+    async def begin(self, place: Place, now_ms: int) -> Lease | None:
+        """The place leased to this process; None when another process holds it (it syncs
+        again before it lets go) or the place has no session."""
+        token = new_token()
+        call = begin_call(
+            session_key=self._keys.session(place),
+            bucket_key=self._keys.bucket(place.chat_id),
+            due_key=self._keys.due(place.chat_id),
+            token=token,
+            now_ms=now_ms,
+            lease_ms=self.lease_ms,
+            place=place.key,
+        )
+        answer = await bounded(self._direct.run_script(self._begin, call.keys, call.args))
+        if int(answer[0]) != 1:
+            return None
+        return self.leased(place, token, answer[1:])
+
+    async def end(
+        self,
+        place: Place,
+        lease: Lease,
+        shown: bytes,
+        *,
+        spent: int,
+        flood_until_ms: int,
+        due_ms: int,
+        now_ms: int,
+    ) -> Lease | None:
+        """The sync of ``lease`` done: ``shown`` kept, ``spent`` group messages counted, the
+        place due at ``due_ms`` (0: nothing left). Another lease (the same token) when the
+        session changed meanwhile: sync again from it. LeaseLost when another process took
+        the place over."""
+        call = end_call(
+            session_key=self._keys.session(place),
+            bucket_key=self._keys.bucket(place.chat_id),
+            due_key=self._keys.due(place.chat_id),
+            token=lease.token,
+            version=lease.version,
+            buried=lease.buried,
+            shown=shown,
+            spent=spent,
+            per_minute=self.per_minute,
+            now_ms=now_ms,
+            flood_until_ms=flood_until_ms,
+            due_ms=due_ms,
+            lease_ms=self.lease_ms,
+            place=place.key,
+        )
+        answer = await bounded(self._direct.run_script(self._end, call.keys, call.args))
+        outcome = int(answer[0])
+        if outcome == -1:
+            raise LeaseLost(place)
+        if outcome == 0:
+            return None
+        return self.leased(place, lease.token, answer[1:])
+
+    async def due(self, now_ms: int, limit: int = 64) -> list[Place]:
+        """Places with something left to sync by ``now_ms``, at most ``limit``."""
+        return await due_in_shards(self._redis, self._keys.due_of_shard, now_ms, limit)
+
+    async def read(self, place: Place) -> bytes:
+        """The place's shown record as stored (empty: nothing shown)."""
+        raw = await bounded(self._redis.hget(self._keys.session(place), SHOWN_FIELD))
+        return _bytes(raw) if raw else b""
+
+
+def _bytes(value: bytes | str) -> bytes:
+    return value if isinstance(value, bytes) else value.encode()
