@@ -20,6 +20,8 @@ from tgcheat.bot.handlers import Shell
 from tgcheat.bot.taps import tap_from_json
 from tgcheat.config import Config
 from tgcheat.store.games import GameStore
+from tgcheat.table.place import Place, Where
+from tgcheat.table.session import MessageIds
 
 TOKEN = "123456:TEST-token-for-offline-tests"
 GROUP_ID = -1001234567890
@@ -38,6 +40,10 @@ class BotHarness:
         """What the handlers share: its ``rng`` and ``clock`` may be set by a test."""
         assert isinstance(self.app, CheatApplication) and self.app.routes is not None
         return self.app.routes.shell
+
+    async def message_ids(self, where: Where) -> MessageIds:
+        """The ids of the messages that show the place now, as delivery recorded them."""
+        return await self.shell.delivery.shown_ids(Place.of(where))
 
     async def feed(self, update: dict[str, Any]) -> None:
         """As the webhook does: a button press straight from the JSON, the rest through

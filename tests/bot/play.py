@@ -107,7 +107,7 @@ async def play_to_the_end(bot: BotHarness, users: list[User], max_steps: int = 1
 
 async def table_record(bot: BotHarness) -> Any:
     """The group's current table message (it moves to the bottom after a reveal)."""
-    _, messages = await bot.store.load(GROUP_ID)
+    messages = await bot.message_ids(GROUP_ID)
     assert messages.table is not None
     return bot.fake.message(GROUP_ID, messages.table)
 

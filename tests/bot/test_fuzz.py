@@ -126,7 +126,8 @@ class Table:
 
     async def session(self) -> tuple[Session | None, int, dict[str, int]]:
         raw = await self.redis.hget(KEYS.session(GROUP_ID), "v")
-        session, messages = await self.bot.store.load(GROUP_ID)
+        session, _ = await self.bot.store.load(GROUP_ID)
+        messages = await self.bot.message_ids(GROUP_ID)
         return session, int(raw or 0), messages
 
     async def snapshot(self) -> dict[bytes, Any]:

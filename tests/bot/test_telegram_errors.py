@@ -185,7 +185,8 @@ async def test_the_bot_removed_from_the_group_ends_the_game_and_cleans_up(bot: B
     await _start(bot)
     bot.fake.kick_bot(GROUP_ID)
     await bot.feed(bot.updates.my_chat_member(bot.group, ANN, "member", "kicked"))
-    session, messages = await bot.store.load(GROUP_ID)
+    session, _ = await bot.store.load(GROUP_ID)
+    messages = await bot.message_ids(GROUP_ID)
     assert session is None and messages == MessageIds()
     assert await bot.store.clock.due(10**15) == []
     assert "The game is over." in (bot.fake.last_message(BOB.id).plain_text or "")

@@ -23,6 +23,9 @@ from tgcheat.store.timeout import bounded
 from tgcheat.table.place import Place, Where
 
 GROUP_MESSAGES_PER_MINUTE = 20
+#: A budget of this many messages a minute, or more, is no budget: for tests and tools that
+#: play far faster than people (with a clock of their own that may stand still).
+UNLIMITED_PER_MINUTE = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +72,8 @@ class GroupBudget:
         self._keys = keys
         #: Each group's budget of messages a minute.
         self.per_minute = per_minute
+        #: Whether the budget is kept at all.
+        self.limited = per_minute < UNLIMITED_PER_MINUTE
         self._reply = redis.register_script(REPLY_SCRIPT)
 
     async def take_for_reply(self, where: Where, now_ms: int) -> bool:
@@ -81,5 +86,6 @@ class GroupBudget:
             session_key=self._keys.session(place),
             per_minute=self.per_minute,
             now_ms=now_ms,
+            limited=self.limited,
         )
         return bool(await bounded(self._reply(keys=call.keys, args=call.args)))

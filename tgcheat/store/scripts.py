@@ -404,10 +404,12 @@ REPLY_SCRIPT = (
     + f"""
 local per_minute, now = tonumber(ARGV[1]), tonumber(ARGV[2])
 if flood_end(KEYS[1], now) > 0 then return 0 end
-local tokens = spend(KEYS[1], 1, per_minute, now)
-if tokens < 0 then
-  redis.call('HSET', KEYS[1], 'tokens', tostring(tokens + 1))
-  return 0
+if ARGV[3] == '1' then
+  local tokens = spend(KEYS[1], 1, per_minute, now)
+  if tokens < 0 then
+    redis.call('HSET', KEYS[1], 'tokens', tostring(tokens + 1))
+    return 0
+  end
 end
 if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('HINCRBY', KEYS[2], '{BURIED_FIELD}', 1) end
 return 1
@@ -415,7 +417,9 @@ return 1
 )
 
 
-def reply_call(*, bucket_key: str, session_key: str, per_minute: int, now_ms: int) -> ScriptCall:
+def reply_call(
+    *, bucket_key: str, session_key: str, per_minute: int, now_ms: int, limited: bool = True
+) -> ScriptCall:
     """REPLY_SCRIPT's keys and arguments."""
     return ScriptCall(
         [
@@ -425,6 +429,7 @@ def reply_call(*, bucket_key: str, session_key: str, per_minute: int, now_ms: in
         [
             per_minute,  # ARGV[1] the group's budget of messages a minute
             now_ms,  # ARGV[2]
+            "1" if limited else "0",  # ARGV[3] the budget is kept
         ],
     )
 

@@ -49,6 +49,8 @@ def advance(session: Session, state: GameState, events: Sequence[Event], now_ms:
         match=match,
         ended_ms=now_ms if ended else session.ended_ms,
         changed_ms=now_ms,
+        # Picks are of one play: any change of the game makes them out of date.
+        picks=(),
         computer_players=players,
         deadline_ms=game_deadline(previous, state, events, now_ms),
         computers_due_ms=computers_due(session, state, events, now_ms),

@@ -216,7 +216,7 @@ class Delivery:
         """The steps the group's budget allows now (what players must see to act may run it
         into a little debt; edits wait for whole tokens); the place is due when the others
         may go."""
-        if place.chat_id > 0:
+        if place.chat_id > 0 or not self.store.budget.limited:
             return list(steps)
         per_minute = self.store.budget.per_minute
         tokens = bucket.available(now, per_minute)
