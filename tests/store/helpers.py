@@ -36,8 +36,8 @@ def replace_with(new: Session):  # type: ignore[no-untyped-def]
 
 #: The key names of the default prefix, for tests that look at Redis itself.
 KEYS = Keys()
-#: The deferred tables of CHAT's shard.
-DEFERRED = KEYS.deferred_tables(CHAT)
+#: The places due to be synced of CHAT's shard.
+DUE = KEYS.due(CHAT)
 #: CHAT's session hash.
 SESSION = KEYS.session(Place(CHAT))
 #: CHAT's message budget (its bucket, and what waits in the chat's own place).

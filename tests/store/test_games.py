@@ -7,26 +7,25 @@ import dataclasses
 
 from redis.asyncio import Redis
 
-from tests.store.helpers import CHAT, DEFERRED, existing, game_session, replace_with
+from tests.store.helpers import CHAT, DUE, existing, game_session, replace_with
 from tgcheat.store.games import GameStore
 from tgcheat.table.place import Place
-from tgcheat.table.session import MessageIds, Session
+from tgcheat.table.session import Session
 
 
-async def test_forgetting_a_chat_removes_its_session_deadline_and_deferred_table(
+async def test_forgetting_a_chat_removes_its_session_deadline_and_due_sync(
     redis: Redis,
 ) -> None:
     store = GameStore(redis, group_messages_per_minute=20)
     session = dataclasses.replace(game_session(), deadline_ms=5_000)
-    await store.transact(CHAT, lambda s: (session, 10), group_messages=lambda cost: cost)
-    await store.messages.add(CHAT, MessageIds(table=5))
+    await store.transact(CHAT, lambda s: (session, 10), lease=True)
     await store.settings.save_group_language(CHAT, "de")
     assert await store.clock.due(5_000) == [Place(CHAT)]
-    assert await redis.zscore(DEFERRED, CHAT) is not None
+    assert await redis.zscore(DUE, CHAT) is not None
     await store.forget_chat(CHAT)
-    assert await store.load(CHAT) == (None, MessageIds())
+    assert await store.load(CHAT) == (None, 0)
     assert await store.clock.due(5_000) == []
-    assert await redis.zscore(DEFERRED, CHAT) is None
+    assert await redis.zscore(DUE, CHAT) is None
     # What the group chose is not part of its game.
     assert await store.settings.group_language(CHAT) == "de"
 
@@ -35,7 +34,6 @@ async def test_forgetting_a_chat_forgets_this_processs_hint_of_it(redis: Redis) 
     store = GameStore(redis)
     session = game_session()
     await store.transact(CHAT, replace_with(session))
-    await store.messages.add(CHAT, MessageIds(table=5))
     await store.forget_chat(CHAT)
     seen: list[Session | None] = []
 
@@ -46,7 +44,7 @@ async def test_forgetting_a_chat_forgets_this_processs_hint_of_it(redis: Redis) 
     created = await store.transact(CHAT, create)
     # The change starts from no session, not from the hint of the forgotten one.
     assert seen == [None]
-    assert created.version == 1 and created.messages == MessageIds()
+    assert created.version == 1
 
 
 async def test_a_prefix_keeps_stores_apart(redis: Redis) -> None:

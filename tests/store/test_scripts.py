@@ -9,22 +9,20 @@ import pytest
 from redis.asyncio import Redis
 
 from tgcheat.store.scripts import (
+    BEGIN_SCRIPT,
     CAS_SCRIPT,
-    HOLD_SCRIPT,
+    END_SCRIPT,
     READ_SCRIPT,
-    RELEASE_SCRIPT,
     REMEMBERED_UPDATES,
     REPLY_SCRIPT,
-    TAKE_SCRIPT,
     UPDATE_MEMORY_MS,
     CasAnswer,
     ScriptCall,
+    begin_call,
     cas_call,
-    hold_call,
+    end_call,
     read_call,
-    release_call,
     reply_call,
-    take_call,
 )
 
 
@@ -33,8 +31,7 @@ def _cas(**changes: object) -> ScriptCall:
         "session_key": "{t}:session",
         "deadlines_key": "{t}:deadlines",
         "bucket_key": "{t}:bucket",
-        "deferred_key": "{t}:deferred",
-        "waiting_key": "{t}:waiting",
+        "due_key": "{t}:due",
         "expected_version": 0,
         "document": b"the document",
         "session_ttl_s": 5000,
@@ -42,53 +39,49 @@ def _cas(**changes: object) -> ScriptCall:
         "first_look": True,
         "place": "-77",
         "deadline_ms": 123_456,
-        "group_messages": 3,
-        "per_minute": 20,
         "now_ms": 1_000_000,
+        "channel": "",
+        "notice": b"",
+        "lease_token": "",
+        "lease_ms": 30_000,
     }
     return cas_call(**{**named, **changes})  # type: ignore[arg-type]
 
 
-def _take() -> ScriptCall:
-    return take_call(
-        bucket_key="{t}:bucket",
-        deferred_key="{t}:deferred",
-        waiting_key="{t}:waiting",
-        place="-77",
-        per_minute=60,
-        now_ms=9,
-    )
-
-
 def _reply() -> ScriptCall:
-    return reply_call(bucket_key="{t}:bucket", per_minute=60, now_ms=9)
+    return reply_call(bucket_key="{t}:bucket", session_key="{t}:session", per_minute=60, now_ms=9)
 
 
-def _hold() -> ScriptCall:
-    return hold_call(
+def _begin(token: str = "me", now_ms: int = 1_000_100) -> ScriptCall:
+    return begin_call(
+        session_key="{t}:session",
         bucket_key="{t}:bucket",
-        deferred_key="{t}:deferred",
-        waiting_key="{t}:waiting",
+        due_key="{t}:due",
+        token=token,
+        now_ms=now_ms,
+        lease_ms=30_000,
         place="-77",
-        until_ms=5000,
-        group_flooded=True,
-        table=True,
-        lines_json=b'["a reveal"]',
-        hands_json=b'["5"]',
-        gone_json=b'["5:6"]',
-        now_ms=9,
     )
 
 
-def _release() -> ScriptCall:
-    return release_call(
-        bucket_key="{t}:bucket",
-        deferred_key="{t}:deferred",
-        waiting_key="{t}:waiting",
-        place="-77",
-        per_minute=60,
-        now_ms=9,
-    )
+def _end(**changes: object) -> ScriptCall:
+    named: dict[str, object] = {
+        "session_key": "{t}:session",
+        "bucket_key": "{t}:bucket",
+        "due_key": "{t}:due",
+        "token": "me",
+        "version": 1,
+        "buried": 0,
+        "shown": b"the record",
+        "spent": 2,
+        "per_minute": 60,
+        "now_ms": 1_000_200,
+        "flood_until_ms": 0,
+        "due_ms": 0,
+        "lease_ms": 30_000,
+        "place": "-77",
+    }
+    return end_call(**{**named, **changes})  # type: ignore[arg-type]
 
 
 def _read() -> ScriptCall:
@@ -103,13 +96,12 @@ def _numbers_read(script: str, table: str) -> set[int]:
     ("script", "call"),
     [
         (CAS_SCRIPT, _cas()),
-        (TAKE_SCRIPT, _take()),
         (REPLY_SCRIPT, _reply()),
-        (HOLD_SCRIPT, _hold()),
-        (RELEASE_SCRIPT, _release()),
+        (BEGIN_SCRIPT, _begin()),
+        (END_SCRIPT, _end()),
         (READ_SCRIPT, _read()),
     ],
-    ids=["cas", "take", "reply", "hold", "release", "read"],
+    ids=["cas", "reply", "begin", "end", "read"],
 )
 def test_a_builder_gives_every_key_and_argument_its_script_reads(
     script: str, call: ScriptCall
@@ -123,7 +115,7 @@ async def test_the_compare_and_set_reads_each_argument_by_its_name(redis: Redis)
     # place shows.
     cas = redis.register_script(CAS_SCRIPT)
     call = _cas()
-    assert await cas(keys=call.keys, args=call.args) == CasAnswer.WRITTEN
+    assert await cas(keys=call.keys, args=call.args) == [CasAnswer.WRITTEN, 0]
     assert await redis.hgetall("{t}:session") == {
         b"v": b"1",
         b"d": b"the document",
@@ -132,66 +124,112 @@ async def test_the_compare_and_set_reads_each_argument_by_its_name(redis: Redis)
     }
     assert 4990 < await redis.ttl("{t}:session") <= 5000
     assert await redis.zrange("{t}:deadlines", 0, -1, withscores=True) == [(b"-77", 123_456)]
-    # The burst (4) less the 3 messages, counted at now.
-    assert await redis.hgetall("{t}:bucket") == {b"tokens": b"1", b"at": b"1000000"}
     # The same update again is refused; without an update to remember, it is written.
     again = _cas(expected_version=1, document=b"again")
-    assert await cas(keys=again.keys, args=again.args) == CasAnswer.DUPLICATE
-    unmarked = _cas(expected_version=1, update_id=None, deadline_ms=0, group_messages=0)
-    assert await cas(keys=unmarked.keys, args=unmarked.args) == CasAnswer.WRITTEN
+    assert await cas(keys=again.keys, args=again.args) == [CasAnswer.DUPLICATE, 0]
+    unmarked = _cas(expected_version=1, update_id=None, deadline_ms=0)
+    assert await cas(keys=unmarked.keys, args=unmarked.args) == [CasAnswer.WRITTEN, 0]
     assert await redis.zcard("{t}:deadlines") == 0
     assert await redis.hget("{t}:session", "u") == b"1000000 0 3000"
     stale = _cas(expected_version=1, update_id=None)
-    assert await cas(keys=stale.keys, args=stale.args) == CasAnswer.CONFLICT
-    # Two more messages overdraw the budget: the table waits in the deferred set, for when a
-    # token is back (a token every 3 s at 20 a minute).
-    spent = _cas(expected_version=2, update_id=None, group_messages=2)
-    assert await cas(keys=spent.keys, args=spent.args) == CasAnswer.WRITTEN_TABLE_DEFERRED
-    assert await redis.zrange("{t}:deferred", 0, -1, withscores=True) == [(b"-77", 1_003_000)]
-    assert await redis.hget("{t}:waiting", "table") == b"1"
+    assert await cas(keys=stale.keys, args=stale.args) == [CasAnswer.CONFLICT, 0]
 
 
-async def test_the_take_reads_each_argument_by_its_name(redis: Redis) -> None:
-    await redis.hset("{t}:bucket", mapping={"tokens": "-1", "at": "0"})
-    take = redis.register_script(TAKE_SCRIPT)
-    call = _take()
-    # At 60 a minute (a token a second), 9 ms after a count of -1: one more token is owed,
-    # so the table waits until 1.991 tokens are back (9 + 1991 ms).
-    assert await take(keys=call.keys, args=call.args) == 0
-    assert await redis.zrange("{t}:deferred", 0, -1, withscores=True) == [(b"-77", 2000)]
-    assert await redis.hget("{t}:bucket", "at") == b"9"
-    assert await redis.hget("{t}:waiting", "table") == b"1"
-
-
-async def test_the_hold_reads_each_argument_by_its_name(redis: Redis) -> None:
-    hold = redis.register_script(HOLD_SCRIPT)
-    call = _hold()
-    assert await hold(keys=call.keys, args=call.args) == 1
-    # The flood wait is the group's (its bucket's), what waits the place's.
-    assert await redis.hgetall("{t}:bucket") == {b"until": b"5000"}
-    assert await redis.hgetall("{t}:waiting") == {
-        b"table": b"1",
-        b"lines": b'["a reveal"]',
-        b"hands": b'["5"]',
-        b"gone": b'["5:6"]',
-    }
-    assert await redis.zrange("{t}:deferred", 0, -1, withscores=True) == [(b"-77", 5000)]
-    assert 600_000 < await redis.pttl("{t}:bucket") <= 600_000 + 5000
-    assert 600_000 < await redis.pttl("{t}:waiting") <= 600_000 + 5000
-    # Released before the wait is over: the hand and the deletion alone (an entry of their
-    # own, numbered -9 and leased), the table and the line still deferred to its end.
-    release = redis.register_script(RELEASE_SCRIPT)
-    early = _release()
-    assert await release(keys=early.keys, args=early.args) == [1, 0, b"", b'["5"]', b'["5:6"]', -9]
-    assert await redis.hmget("{t}:waiting", "table", "lines", "hands", "gone") == [
+async def test_the_compare_and_set_takes_the_lease_and_answers_what_is_shown(
+    redis: Redis,
+) -> None:
+    cas = redis.register_script(CAS_SCRIPT)
+    await redis.hset("{t}:bucket", mapping={"tokens": "2.5", "at": "999000", "until": "5"})
+    leased = _cas(lease_token="me")
+    assert await cas(keys=leased.keys, args=leased.args) == [
+        1,
+        1,
         b"1",
-        b'["a reveal"]',
-        None,
-        None,
+        b"the document",
+        b"",
+        b"0",
+        b"2.5",
+        b"999000",
+        b"5",
+        [],
     ]
-    assert await redis.zrange("{t}:deferred", 0, -1, withscores=True) == [(b"-77", 5000)]
-    # Nothing else to go alone: nothing, still deferred.
-    assert await release(keys=early.keys, args=early.args) == [0]
+    assert await redis.hget("{t}:session", "l") == b"me 1030000"
+    # Due when the lease ends: a process that dies holding it leaves the place to the clock.
+    assert await redis.zrange("{t}:due", 0, -1, withscores=True) == [(b"-77", 1_030_000)]
+    # Another process's change while the lease lasts is written, and leaves the sync to it.
+    other = _cas(expected_version=1, update_id=None, lease_token="other", now_ms=1_000_050)
+    assert await cas(keys=other.keys, args=other.args) == [1, 0]
+    assert await redis.hget("{t}:session", "l") == b"me 1030000"
+    # Once the lease is over, another process takes it.
+    late = _cas(expected_version=2, update_id=None, lease_token="other", now_ms=1_030_001)
+    assert (await cas(keys=late.keys, args=late.args))[:2] == [1, 1]
+    assert await redis.hget("{t}:session", "l") == b"other 1060001"
+
+
+async def test_a_sync_begins_and_ends_under_its_lease(redis: Redis) -> None:
+    begin = redis.register_script(BEGIN_SCRIPT)
+    end = redis.register_script(END_SCRIPT)
+    # No session: nothing to sync, and the place leaves the due set.
+    await redis.zadd("{t}:due", {"-77": 5})
+    assert await begin(keys=_begin().keys, args=_begin().args) == [-1]
+    assert await redis.zcard("{t}:due") == 0
+    await redis.hset("{t}:session", mapping={"v": "1", "d": "doc", "s": "shown", "b": "2"})
+    assert await begin(keys=_begin().keys, args=_begin().args) == [
+        1,
+        b"1",
+        b"doc",
+        b"shown",
+        b"2",
+        b"",
+        b"",
+        b"",
+        [],
+    ]
+    # Held: another process's begin is refused.
+    theirs = _begin("other", 1_000_150)
+    assert await begin(keys=theirs.keys, args=theirs.args) == [0]
+    # The end keeps the record, spends the group's tokens, keeps the flood wait, lets go and
+    # leaves the place due when what is left can go.
+    done = _end(buried=2, flood_until_ms=1_005_000, due_ms=1_005_000)
+    assert await end(keys=done.keys, args=done.args) == [0]
+    assert await redis.hget("{t}:session", "s") == b"the record"
+    assert await redis.hget("{t}:session", "l") is None
+    assert await redis.hmget("{t}:bucket", "tokens", "until") == [b"2", b"1005000"]
+    assert await redis.zrange("{t}:due", 0, -1, withscores=True) == [(b"-77", 1_005_000)]
+    # A session changed meanwhile (a message posted below the table): the lease is kept for
+    # another round, which starts from what is stored.
+    assert (await begin(keys=_begin().keys, args=_begin().args))[0] == 1
+    await redis.hincrby("{t}:session", "b", 1)
+    again = _end(buried=2, spent=1)
+    assert await end(keys=again.keys, args=again.args) == [
+        1,
+        b"1",
+        b"doc",
+        b"the record",
+        b"3",
+        b"1",
+        b"1000200",
+        b"1005000",
+        [],
+    ]
+    assert (await redis.hget("{t}:session", "l") or b"").startswith(b"me ")
+    # A lease lost (over, and taken by another process): nothing is written.
+    taken = _begin("other", 1_000_200 + 30_001)
+    assert (await begin(keys=taken.keys, args=taken.args))[0] == 1
+    lost = _end(buried=3, shown=b"late")
+    assert await end(keys=lost.keys, args=lost.args) == [-1]
+    assert await redis.hget("{t}:session", "s") == b"the record"
+
+
+async def test_a_reply_takes_a_token_and_buries_the_table(redis: Redis) -> None:
+    reply = redis.register_script(REPLY_SCRIPT)
+    call = _reply()
+    # No session there: the reply takes its token and buries nothing (no key is made).
+    assert await reply(keys=call.keys, args=call.args) == 1
+    assert not await redis.exists("{t}:session")
+    await redis.hset("{t}:session", "v", "1")
+    assert await reply(keys=call.keys, args=call.args) == 1
+    assert await redis.hget("{t}:session", "b") == b"1"
 
 
 async def test_the_read_reads_the_session_and_the_update(redis: Redis) -> None:
@@ -215,10 +253,9 @@ async def test_the_marks_keep_the_last_updates_and_the_highest_forgotten(redis: 
             expected_version=version,
             update_id=update_id,
             first_look=first_look,
-            group_messages=0,
             now_ms=now,
         )
-        return int(await cas(keys=call.keys, args=call.args))
+        return int((await cas(keys=call.keys, args=call.args))[0])
 
     async def seen(update_id: int, *, first_look: bool = True, now: int = 5) -> bool:
         call = read_call(

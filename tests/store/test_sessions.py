@@ -14,7 +14,8 @@ from tests.store.roundtrips import counting_round_trips
 from tgcheat.engine.lobby import Lobby
 from tgcheat.engine.rules import Rules
 from tgcheat.store.games import REMEMBERED_UPDATES, SESSION_TTL_S, GameStore, Outcome
-from tgcheat.table.session import MessageIds, Session
+from tgcheat.table.place import Place
+from tgcheat.table.session import Session
 
 
 async def test_transact_writes_once_and_ignores_a_repeated_update(redis: Redis) -> None:
@@ -122,22 +123,28 @@ async def test_a_change_from_a_stale_hint_is_computed_again_from_the_stored_sess
 async def test_a_play_press_is_two_round_trips(
     redis: Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The compare-and-set, then the new hand's message id: this process made the last change,
-    so its hint saves the read."""
+    """The compare-and-set, which takes the place's lease and reads what is shown, then the
+    sync's end: this process made the last change, so its hint saves the read."""
     store = GameStore(redis)
     session = game_session()
-    await store.transact(CHAT, replace_with(session), update_id=1)
-    await store.messages.add(CHAT, MessageIds(table=5, hands={1000: 6}))
+    first = await store.transact(CHAT, replace_with(session), update_id=1, lease=True)
+    assert first.lease is not None
+    await store.shown.end(
+        Place(CHAT), first.lease, b"{}", spent=0, flood_until_ms=0, due_ms=0, now_ms=1
+    )
     with counting_round_trips(monkeypatch) as trips:
         played = dataclasses.replace(session, title="played")
-        committed = await store.transact(CHAT, replace_with(played), update_id=2)
-        assert committed.changed and committed.messages == MessageIds(5, {1000: 6})
+        committed = await store.transact(CHAT, replace_with(played), update_id=2, lease=True)
+        assert committed.changed and committed.lease is not None
+        assert committed.lease.session == played
         assert trips.take() == 1
-        await store.messages.add(CHAT, MessageIds(hands={1001: 7}))
+        await store.shown.end(
+            Place(CHAT), committed.lease, b"{}", spent=0, flood_until_ms=0, due_ms=0, now_ms=1
+        )
         assert trips.take() == 1
-        # The hint follows the id just kept: the next change still reads nothing.
+        # The next change still reads nothing.
         again = await store.transact(CHAT, replace_with(session), update_id=3)
-        assert again.messages == MessageIds(5, {1000: 6, 1001: 7})
+        assert again.changed
         assert trips.take() == 1
         # Without the hint (another process), the read comes first.
         await GameStore(redis).transact(CHAT, replace_with(played), update_id=4)

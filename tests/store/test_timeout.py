@@ -12,7 +12,7 @@ import redis.asyncio
 from tgcheat.redis_connection import CLIENT_OPTIONS
 from tgcheat.store import timeout
 from tgcheat.store.games import GameStore
-from tgcheat.table.session import MessageIds
+from tgcheat.table.place import Place
 
 
 async def test_a_redis_that_hangs_fails_the_operation_in_time(
@@ -33,7 +33,7 @@ async def test_a_redis_that_hangs_fails_the_operation_in_time(
         with pytest.raises(TimeoutError):
             await store.load(-100123)
         with pytest.raises(TimeoutError):
-            await store.messages.add(-100123, MessageIds(table=5))
+            await store.shown.read(Place(-100123))
         with pytest.raises(TimeoutError):
             await store.settings.group_language(-100123)
         assert time.monotonic() - started < 3

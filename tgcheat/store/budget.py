@@ -51,7 +51,7 @@ class GroupBucket:
         burst = burst_of(per_minute)
         if self.tokens is None:
             return burst
-        elapsed = max(0, now_ms - (self.at_ms or now_ms))
+        elapsed = max(0, now_ms - self.at_ms)
         return min(burst, self.tokens + elapsed * per_minute / 60_000)
 
     @staticmethod

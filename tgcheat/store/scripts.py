@@ -15,6 +15,7 @@ from tgcheat.store.keys import (
     BURIED_FIELD,
     DOCUMENT_FIELD,
     LEASE_FIELD,
+    LEGACY_MESSAGE_FIELD,
     SHOWN_FIELD,
     UPDATES_FIELD,
     VERSION_FIELD,
@@ -121,7 +122,8 @@ end
 # is due in its shard's due set when the lease ends, so that a holder that dies leaves the
 # place to the clock. what_shows() is what a sync starts from: the version and document, the
 # shown record, how often a message was posted below the table by others (BURIED_FIELD), and
-# the group's bucket (tokens, at, until), as strings ('' for none).
+# the group's bucket (tokens, at, until), as strings ('' for none), and, when nothing is recorded
+# yet, the message id fields of an earlier version (a flat list of fields and values).
 LEASE = f"""
 local function lease_holder(key, now)
   local lease = redis.call('HGET', key, '{LEASE_FIELD}')
@@ -143,8 +145,20 @@ local function what_shows(key, bucket)
   local fields = redis.call(
     'HMGET', key, '{VERSION_FIELD}', '{DOCUMENT_FIELD}', '{SHOWN_FIELD}', '{BURIED_FIELD}')
   local budget = redis.call('HMGET', bucket, 'tokens', 'at', 'until')
+  -- Nothing recorded yet: the message ids an earlier version kept, if any (a live game's
+  -- first sync after the upgrade takes them over).
+  local legacy = {{}}
+  if not fields[3] then
+    local all = redis.call('HGETALL', key)
+    for i = 1, #all, 2 do
+      if string.sub(all[i], 1, {len(LEGACY_MESSAGE_FIELD)}) == '{LEGACY_MESSAGE_FIELD}' then
+        legacy[#legacy + 1] = all[i]
+        legacy[#legacy + 1] = all[i + 1]
+      end
+    end
+  end
   return {{fields[1] or '0', fields[2] or '', fields[3] or '', fields[4] or '0',
-          budget[1] or '', budget[2] or '', budget[3] or ''}}
+          budget[1] or '', budget[2] or '', budget[3] or '', legacy}}
 end
 """
 

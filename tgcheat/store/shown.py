@@ -15,15 +15,15 @@ the lease ends, so the clock syncs it.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from redis.asyncio import Redis
 
 from tgcheat.store.budget import GroupBucket
 from tgcheat.store.clock import due_in_shards
 from tgcheat.store.direct import DirectCommands
-from tgcheat.store.keys import SHOWN_FIELD, Keys
+from tgcheat.store.keys import LEGACY_MESSAGE_FIELD, SHOWN_FIELD, Keys
 from tgcheat.store.scripts import BEGIN_SCRIPT, END_SCRIPT, LEASE_MS, begin_call, end_call
 from tgcheat.store.timeout import bounded
 from tgcheat.table.place import Place
@@ -44,6 +44,10 @@ class Lease:
     buried: int
     #: The group's message budget.
     bucket: GroupBucket
+    #: The message ids an earlier version kept for the place (its fields without their
+    #: prefix: "table", "hand:<user id>"), when nothing is recorded yet: a live game's first
+    #: sync after the upgrade edits those messages rather than posting new ones.
+    legacy: Mapping[str, int] = field(default_factory=dict)
 
 
 class LeaseLost(Exception):
@@ -76,7 +80,14 @@ class ShownRecords:
 
     def leased(self, place: Place, token: str, shows: Sequence[bytes | str]) -> Lease:
         """The lease ``token`` took, from the scripts' what_shows() answer."""
-        version, document, shown, buried, tokens, at, until = shows
+        version, document, shown, buried, tokens, at, until, legacy = shows
+        fields = [_bytes(item).decode() for item in legacy]
+        prefix = len(LEGACY_MESSAGE_FIELD)
+        kept = {
+            name[prefix:]: int(value)
+            for name, value in zip(fields[::2], fields[1::2], strict=True)
+            if value.isdigit()
+        }
         return Lease(
             token=token,
             version=int(version),
@@ -84,6 +95,7 @@ class ShownRecords:
             shown=_bytes(shown),
             buried=int(buried),
             bucket=GroupBucket.of(tokens, at, until),
+            legacy=kept,
         )
 
     async def begin(self, place: Place, now_ms: int) -> Lease | None:

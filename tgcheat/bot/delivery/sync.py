@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from telegram.error import Forbidden, NetworkError, TelegramError
@@ -35,6 +35,7 @@ from tgcheat.bot.delivery.plan import (
     Request,
     Send,
     Shown,
+    ShownSlot,
     Step,
     buried,
     confirmed,
@@ -156,9 +157,11 @@ class Delivery:
         now = self.clock()
         session = lease.session
         shown = decode_shown(lease.shown)
+        wanted = self.desired(session)
+        if not lease.shown and lease.legacy:
+            shown = taken_over(lease.legacy, wanted, session)
         if lease.buried > shown.buried_seen:
             shown = dataclasses.replace(buried(shown, place), buried_seen=lease.buried)
-        wanted = self.desired(session)
         shown = of_this_game(shown, wanted.log)
         if reach is not None:
             shown = _reached(shown, reach)
@@ -394,6 +397,23 @@ def _reached(shown: Shown, user_id: int) -> Shown:
     if current is not None:
         slots[name] = dataclasses.replace(current, epoch=f"{log_of(current.epoch)}:asked")
     return dataclasses.replace(shown, slots=slots, unreachable=shown.unreachable - {user_id})
+
+
+def taken_over(legacy: Mapping[str, int], wanted: Desired, session: Session | None) -> Shown:
+    """What an earlier version showed of a live game, as a record: its table and hands at the
+    epochs the session has now (edited, not posted anew: their content is not known, so the
+    first sync edits each), and every line of the game's log posted already (the earlier
+    version posted them itself)."""
+    slots = {}
+    for slot in wanted.slots:
+        field = "table" if slot.name == "table" else slot.name
+        message_id = legacy.get(field)
+        if message_id is not None:
+            slots[slot.name] = ShownSlot(slot.chat, message_id, slot.epoch, digest="")
+    last_line: dict[Chat, tuple[str, int]] = {}
+    if session is not None and session.told.game_id == wanted.log:
+        last_line[session.place] = (wanted.log, session.told.count)
+    return Shown(slots, last_line)
 
 
 def message_ids(shown: Shown) -> MessageIds:
