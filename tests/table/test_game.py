@@ -70,6 +70,7 @@ def test_act_applies_the_engine_action_and_starts_the_next_turn_timer() -> None:
         session,
         game=expected,
         deadline_ms=T0 + 5_000 + TURN_MS,
+        changed_ms=T0 + 5_000,
         tally=after.tally,
         story=after.story,
         told=after.told,
@@ -586,8 +587,11 @@ def _pick(
         selected=selected or Counter(),
         rank=rank,
     )
-    # Nothing is stored: the session given comes back.
-    assert same is session and game is session.game
+    # The selection is kept in the session, for the player's hand to show; nothing else
+    # changes.
+    assert dataclasses.replace(same, picks=session.picks) == session and game is session.game
+    codes = "".join(rank.code for rank in sorted(chosen.elements()))
+    assert same.picked(user_id) == (codes if plays == game.plays else "")
     assert game.players[seat].user_id == user_id
     return chosen
 

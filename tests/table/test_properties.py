@@ -391,9 +391,12 @@ def _pick(group: Group, user: int, rng: random.Random) -> object:
         selected=selected,
         rank=rank,
     )
-    # Nothing is stored: the session comes back as it was. The selection grows by the card
-    # tapped (or is cleared), within what the hand holds and the play allows.
-    assert same is session and shown is game
+    # Only the selection is stored (for the hand to show): the session is otherwise as it
+    # was. The selection grows by the card tapped (or is cleared), within what the hand holds
+    # and the play allows.
+    assert session is not None and shown is game
+    assert dataclasses.replace(same, picks=session.picks) == session
+    assert same.picked(user) == "".join(r.code for r in sorted(chosen.elements()))
     assert chosen == (Counter() if rank is None else selected + Counter({rank: 1}))
     hand = Counter(c.rank for c in shown.players[seat].hand)
     assert all(count <= hand[r] for r, count in chosen.items())

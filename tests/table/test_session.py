@@ -4,7 +4,7 @@ ids of the messages that show it."""
 from __future__ import annotations
 
 from tgcheat.engine.rules import Rules
-from tgcheat.table.session import MessageIds, Session
+from tgcheat.table.session import Session
 from tgcheat.table.transitions import Actor, stop
 
 from .builders import CHAT, CREATOR, T0, dealt, lobby
@@ -39,26 +39,3 @@ def test_in_progress_and_live_game() -> None:
     assert finished.game is not None
 
 
-def test_message_ids_merge_what_was_sent_since() -> None:
-    stored = MessageIds(table=10, hands={1: 11, 2: 12}, told=frozenset({3}))
-    sent = MessageIds(hands={1: 31}, told=frozenset({4}))
-    assert stored.merged(sent) == MessageIds(10, {1: 31, 2: 12}, frozenset({3, 4}))
-    assert stored.merged(MessageIds(table=40)).table == 40
-    assert stored.hand(2) == 12 and stored.hand(9) is None
-
-
-def test_message_ids_empty() -> None:
-    assert MessageIds().empty
-    assert not MessageIds(told=frozenset({1})).empty
-    assert not MessageIds(buried=True).empty
-
-
-def test_a_table_is_buried_until_a_new_table_is_sent() -> None:
-    """Another bot message in the group buries the table; posting a new table unburies it,
-    and hands sent meanwhile change nothing of that."""
-    stored = MessageIds(table=10)
-    buried = stored.merged(MessageIds(buried=True))
-    assert buried.buried and buried.table == 10
-    assert buried.merged(MessageIds(hands={1: 5})).buried
-    reposted = buried.merged(MessageIds(table=11))
-    assert reposted.table == 11 and not reposted.buried

@@ -79,8 +79,8 @@ def _hand_slots(
     slots = []
     for seat, player in enumerate(state.players):
         user_id = player.user_id
-        if is_computer(user_id) or session.against_computer:
-            # A computer has no chat; against the computer the table is the hand's chat.
+        if is_computer(user_id):
+            # A computer has no chat, and nobody else may see its cards.
             continue
         tr = translator(session.language_of(user_id))
         view = views.hand_view(

@@ -76,9 +76,9 @@ class WantedSlot:
     #: What its former message becomes when a new one replaces it: this view (a record of
     #: what it showed, without buttons), or None: it is deleted.
     former: View | None = None
-    #: Its former message is left as it is when a new one replaces it (its buttons, if any,
-    #: do not act on the game), and deleted with the others kept when the place's messages
-    #: are cleared (``Desired.clear_former``), in one request.
+    #: Its former message is kept when a new one replaces it (given ``former``, or left as it
+    #: is without: its buttons, if any, do not act on the game), and deleted with the others
+    #: kept when the place's messages are cleared (``Desired.clear_former``), in one request.
     keep_former: bool = False
 
 
@@ -283,7 +283,7 @@ def _move(
     rest = list(lines)
     for slot in anew:
         current = shown.slots.get(slot.name)
-        if current is None or slot.keep_former:
+        if current is None or _left_as_it_is(slot):
             continue
         if slot.former is None and rest:
             line = rest.pop(0)
@@ -381,7 +381,9 @@ def _sent(shown: Shown, desired: Desired, request: Send, message_id: int) -> Sho
         last_line[request.chat] = (role.log, role.seq)
     else:
         former = slots.get(role.name)
-        if former is not None and former.chat == request.chat and _keeps_former(desired, role.name):
+        wanted = next((slot for slot in desired.slots if slot.name == role.name), None)
+        left = wanted is not None and _left_as_it_is(wanted)
+        if former is not None and former.chat == request.chat and left:
             kept[request.chat] = (*kept.get(request.chat, ()), former.message_id)
         slots[role.name] = ShownSlot(request.chat, message_id, role.epoch, digest(request.view))
     return replace(shown, slots=slots, last_line=last_line, kept=kept)
@@ -415,6 +417,11 @@ def _edited(shown: Shown, desired: Desired, request: EditTo, answer: int | None)
     elif answer != GONE and _keeps_former(desired, role.name):
         kept[request.chat] = (*kept.get(request.chat, ()), request.message_id)
     return replace(shown, slots=slots, last_line=last_line, kept=kept)
+
+
+def _left_as_it_is(slot: WantedSlot) -> bool:
+    """A former message kept without a record of its own: left as it is (no request)."""
+    return slot.keep_former and slot.former is None
 
 
 def _keeps_former(desired: Desired, name: str) -> bool:
