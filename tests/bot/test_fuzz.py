@@ -20,6 +20,7 @@ What must hold after every update:
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from collections.abc import AsyncIterator, Callable
@@ -60,7 +61,16 @@ from tgcheat.engine.game import refusal
 from tgcheat.engine.invariants import violations
 from tgcheat.engine.rules import PRESETS, Passing, RankRule, Rules
 from tgcheat.engine.state import Phase
-from tgcheat.store.keys import SHOWN_FIELD, Keys
+from tgcheat.store.codec import decode, encode
+from tgcheat.store.keys import (
+    BURIED_FIELD,
+    DOCUMENT_FIELD,
+    LEASE_FIELD,
+    SHOWN_FIELD,
+    UPDATES_FIELD,
+    VERSION_FIELD,
+    Keys,
+)
 from tgcheat.table.computers import is_computer
 from tgcheat.table.session import Session
 
@@ -130,16 +140,27 @@ class Table:
         messages = await self.bot.message_ids(GROUP_ID)
         return session, int(raw or 0), messages
 
-    async def snapshot(self) -> dict[bytes, Any]:
-        """Every key, with its contents; but which version each message shows (a card picked
-        records it), which is the bot's note of what it drew, not the game."""
+    async def snapshot(self, *, picks: bool = True) -> dict[bytes, Any]:
+        """Every key, with its contents; but what delivery keeps of what it showed (the shown
+        record, the lease, the places due), which is the bot's note of what it drew, not the
+        game. ``picks`` False: the cards picked on a hand, and the version and updates that
+        keeping them moved, are left out too (a pick keeps them and nothing else)."""
         found: dict[bytes, Any] = {}
-        shown = SHOWN_FIELD.encode()
+        delivery = {SHOWN_FIELD.encode(), LEASE_FIELD.encode(), BURIED_FIELD.encode()}
+        if not picks:
+            delivery |= {VERSION_FIELD.encode(), UPDATES_FIELD.encode()}
         for key in sorted(await self.redis.keys("*")):
+            if key.endswith(b":due"):
+                continue
             kind = await self.redis.type(key)
             if kind == b"hash":
                 fields = await self.redis.hgetall(key)
-                found[key] = {k: v for k, v in fields.items() if not k.startswith(shown)}
+                found[key] = {k: v for k, v in fields.items() if k not in delivery}
+                document = found[key].get(DOCUMENT_FIELD.encode())
+                if not picks and document is not None:
+                    found[key][DOCUMENT_FIELD.encode()] = encode(
+                        dataclasses.replace(decode(document), picks=())
+                    )
             elif kind == b"zset":
                 found[key] = await self.redis.zrange(key, 0, -1, withscores=True)
             elif kind == b"string":
@@ -398,7 +419,8 @@ async def press(
     except BadCallback:
         parsed = None
     session, version, _ = await fuzz.session()
-    before = await fuzz.snapshot()
+    picking = parsed is not None and parsed.op in (Op.PICK, Op.CLEAR)
+    before = await fuzz.snapshot(picks=not picking)
     legal = parsed is not None and legal_change(session, user.id, parsed)
     if expect_change is not None:
         assert legal == expect_change, f"the engine judges {data!r} by {user.first_name} {legal}"
@@ -463,7 +485,7 @@ async def press(
         return True
     # Illegal, or a press that only shows something: nothing stored may change, but what
     # the person may set for themselves (their language) or an admin for the group.
-    after = await fuzz.snapshot()
+    after = await fuzz.snapshot(picks=not picking)
     for key in _settable_keys(parsed, user):
         after.pop(key, None)
         before.pop(key, None)
