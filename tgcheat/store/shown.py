@@ -23,7 +23,7 @@ from redis.asyncio import Redis
 from tgcheat.store.budget import GroupBucket
 from tgcheat.store.clock import due_in_shards
 from tgcheat.store.direct import DirectCommands
-from tgcheat.store.keys import LEGACY_MESSAGE_FIELD, SHOWN_FIELD, Keys
+from tgcheat.store.keys import LEASE_FIELD, LEGACY_MESSAGE_FIELD, SHOWN_FIELD, Keys
 from tgcheat.store.scripts import BEGIN_SCRIPT, END_SCRIPT, LEASE_MS, begin_call, end_call
 from tgcheat.store.timeout import bounded
 from tgcheat.table.place import Place
@@ -158,6 +158,10 @@ class ShownRecords:
     async def due(self, now_ms: int, limit: int = 64) -> list[Place]:
         """Places with something left to sync by ``now_ms``, at most ``limit``."""
         return await due_in_shards(self._redis, self._keys.due_of_shard, now_ms, limit)
+
+    async def held(self, place: Place) -> bool:
+        """Whether a sync holds the place's lease now (ended or not, until it lets go)."""
+        return bool(await bounded(self._redis.hexists(self._keys.session(place), LEASE_FIELD)))
 
     async def read(self, place: Place) -> bytes:
         """The place's shown record as stored (empty: nothing shown)."""

@@ -1,4 +1,5 @@
-"""How a play is shown: its requests to Telegram side by side, and what is kept when one fails."""
+"""How a play is shown (one sync of its place): its requests to Telegram side by side, and what
+is kept when one fails."""
 
 from __future__ import annotations
 
@@ -7,13 +8,14 @@ import time
 from typing import Any
 
 import pytest
-from telegram.error import TelegramError
 
 from tests.bot.conftest import GROUP_ID, BotHarness
 from tests.bot.play import game_state, has_op, join_by_button
 from tests.support.updates import User
 from tgcheat.bot.callbacks import Op
+from tgcheat.bot.delivery.sync import RETRY_MS
 from tgcheat.engine.state import GameState
+from tgcheat.table.place import Place
 
 ANN, BOB, CAROL = User(1, "Ann"), User(2, "Bob"), User(3, "Carol")
 USERS = {u.id: u for u in (ANN, BOB, CAROL)}
@@ -75,17 +77,23 @@ async def test_a_hand_sent_is_kept_when_another_request_of_the_play_fails(
     following = USERS[state.players[(state.turn + 1) % 3].user_id]
     play = bot.updates.press(bot.fake, mover, mover.id, has_op(Op.PLAY))
     # One of the play's edits (the mover's hand or the table) fails; the next player's new
-    # hand is sent all the same.
+    # hand is sent all the same, and the update is handled: the place is left due.
     bot.fake.fail_next("editMessageText", status=502, description="Bad Gateway")
-    with pytest.raises(TelegramError):
-        await bot.feed(play)
-    _, messages = await bot.store.load(GROUP_ID)
+    await bot.feed(play)
+    messages = await bot.message_ids(GROUP_ID)
     with_keyboard = [m for m in bot.fake.visible_messages(following.id) if m.reply_markup]
     assert len(with_keyboard) == 1
     assert messages.hand(following.id) == with_keyboard[0].message_id
-    # Telegram delivers the update again: the stored play is shown, with no second hand.
+    now = bot.shell.clock()
+    assert await bot.store.shown.due(now + RETRY_MS) == [Place(GROUP_ID)]
+    # Telegram delivers the update again (its answer was lost): the stored play is shown,
+    # with no second hand; nothing is left due.
     await bot.feed(play)
     assert (await game_state(bot)).plays == 1
     with_keyboard = [m for m in bot.fake.visible_messages(following.id) if m.reply_markup]
     assert len(with_keyboard) == 1
+    assert await bot.store.shown.due(now + RETRY_MS) == []
+    assert f"· pile: {len(state.players[state.turn].hand[:1])} card" in str(
+        bot.fake.message(GROUP_ID, messages.table).plain_text  # type: ignore[arg-type]
+    )
     bot.fake.assert_clean()
