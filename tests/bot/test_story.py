@@ -296,10 +296,10 @@ async def test_the_story_waits_for_the_groups_budget(redis: Redis) -> None:
     and it may be asked again (it was not marked as posted)."""
     bot = await make_harness(redis, group_messages_per_minute=2)
     try:
-        # One clock for the store's commits and the publisher's budget: no refill between
-        # the taps but the one the test makes.
+        # One clock for the store's commits and delivery's budget: no refill between the taps
+        # but the one the test makes.
         now = [wall_clock_ms()]
-        bot.shell.publisher.clock = bot.shell.store.sessions.clock = lambda: now[0]
+        bot.shell.clock = lambda: now[0]
         await _finished_game(bot)
         # Over the budget the result may not be shown yet: its button's data is pressed.
         story = TablePress(Op.STORY, GROUP_ID, "rigged1").encode()

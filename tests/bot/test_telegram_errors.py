@@ -88,10 +88,10 @@ async def test_retry_after_is_not_waited_out_the_clock_shows_the_table(bot: BotH
     app = bot.app
     assert isinstance(app, CheatApplication) and app.timers is not None
     assert app.routes is not None
-    sender = app.routes.shell.sender
-    later = sender.clock() + 1_500
-    sender.clock = lambda: later
-    await app.timers.refresh_deferred_tables(later)
+    shell = app.routes.shell
+    later = shell.clock() + 1_500
+    shell.clock = lambda: later
+    await app.timers.sync_due(later)
     assert "pile: 1 card" in (bot.fake.message(GROUP_ID, _table_id(bot)).plain_text or "")
 
 
@@ -111,9 +111,11 @@ async def test_table_edits_over_the_group_budget_wait_and_coalesce(redis) -> Non
         assert "pile: 4 cards" not in (bot.fake.message(GROUP_ID, _table_id(bot)).plain_text or "")
         app = bot.app
         assert isinstance(app, CheatApplication) and app.timers is not None
-        import time
-
-        await app.timers.refresh_deferred_tables(int(time.time() * 1000) + 61_000)
+        assert app.routes is not None
+        shell = app.routes.shell
+        later = shell.clock() + 61_000
+        shell.clock = lambda: later
+        await app.timers.sync_due(later)
         assert "pile: 4 cards" in (bot.fake.message(GROUP_ID, _table_id(bot)).plain_text or "")
     finally:
         await bot.app.shutdown()

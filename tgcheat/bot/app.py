@@ -280,12 +280,17 @@ def build_application(
         sender.budget = SendBudget(redis, store.keys, rate)
     delivery = Delivery(store, sender)
     shell = Shell(store, sender, delivery)
-    # Delivery counts budgets and due times on the handlers' clock (tests and tools move it).
-    delivery.clock = lambda: shell.clock()
+
+    def now_ms() -> int:
+        return shell.clock()
+
+    # One clock, the handlers' (tests and tools move it): the commits and leases, delivery's
+    # budgets and due times, the sender's flood waits and the clock's deadlines all read it.
+    store.sessions.clock = sender.clock = delivery.clock = now_ms
     delivery.app_url = config.app_url
     routes = Routes(shell)
     assert isinstance(application, CheatApplication)
-    application.timers = Timers(store, shell, rng=shell.rng)
+    application.timers = Timers(store, shell, now_ms, rng=shell.rng)
     application.routes = routes
     routes.register(application)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from redis.asyncio import Redis
 
@@ -78,10 +79,10 @@ class ShownRecords:
         self._begin = redis.register_script(BEGIN_SCRIPT)
         self._end = redis.register_script(END_SCRIPT)
 
-    def leased(self, place: Place, token: str, shows: Sequence[bytes | str]) -> Lease:
+    def leased(self, place: Place, token: str, shows: Sequence[Any]) -> Lease:
         """The lease ``token`` took, from the scripts' what_shows() answer."""
         version, document, shown, buried, tokens, at, until, legacy = shows
-        fields = [_bytes(item).decode() for item in legacy]
+        fields = [_bytes(item).decode() for item in legacy or ()]
         prefix = len(LEGACY_MESSAGE_FIELD)
         kept = {
             name[prefix:]: int(value)

@@ -63,6 +63,9 @@ MAX_ROUNDS = 8
 #: A request Telegram did not confirm (a network error, a 5xx) is tried again by the clock
 #: this long after.
 RETRY_MS = 2_000
+#: Plans one round makes at most when messages it counted on turn out gone (a person deleted
+#: them): each plans the place again from what was confirmed.
+REPLANS = 3
 
 
 @dataclass(slots=True)
@@ -77,6 +80,8 @@ class _ChatRun:
     #: The chat could not be reached (a person who never started the bot, or blocked it).
     unreachable: bool = False
     topic_gone: TopicGone | None = None
+    #: A message the plan counted on was not there: the place is planned again.
+    replan: bool = False
 
 
 @dataclass(slots=True)
@@ -88,6 +93,8 @@ class _Round:
     #: Messages this round posted: deleted should the lease turn out lost.
     posted: list[tuple[Chat, int]] = field(default_factory=list)
     topic_gone: TopicGone | None = None
+    #: Private chats found unreachable.
+    unreachable: list[int] = field(default_factory=list)
 
     def due_at(self, ms: int) -> None:
         if ms and (self.due_ms == 0 or ms < self.due_ms):
@@ -167,19 +174,40 @@ class Delivery:
             shown = _reached(shown, reach)
         if session is not None:
             shown = await self._counted(session, shown)
-        steps = plan(wanted, shown)
-        if answering is not None:
-            steps = [
-                dataclasses.replace(step, priority=Priority.ALWAYS)
-                if step.chat == answering
-                else step
-                for step in steps
-            ]
         done = _Round(shown)
-        steps = self._within_group_budget(place, steps, lease.bucket, now, done)
-        steps = await self._within_bot_budget(steps, now, done)
-        if not steps:
-            return done
+        for _ in range(REPLANS):
+            steps = plan(wanted, done.shown)
+            if answering is not None:
+                steps = [
+                    dataclasses.replace(step, priority=Priority.ALWAYS)
+                    if step.chat == answering
+                    else step
+                    for step in steps
+                ]
+            steps = self._within_group_budget(place, steps, lease.bucket, now, done)
+            steps = await self._within_bot_budget(steps, now, done)
+            if not steps:
+                break
+            runs = await self._run_all(steps)
+            replan = False
+            for chat, run in runs:
+                for request, answer in run.done:
+                    done.shown = confirmed(done.shown, wanted, request, answer)
+                    if isinstance(request, Send) and answer is not None:
+                        done.posted.append((chat, answer))
+                done.due_at(run.again_ms)
+                done.flood_until_ms = max(done.flood_until_ms, run.flood_until_ms)
+                done.topic_gone = done.topic_gone or run.topic_gone
+                replan = replan or run.replan
+                if run.unreachable and isinstance(chat, int) and chat != place.chat_id:
+                    done.unreachable.append(chat)
+            if not replan:
+                break
+        await self._after(place, session, shown, done)
+        return done
+
+    async def _run_all(self, steps: Sequence[Step]) -> list[tuple[Chat, _ChatRun]]:
+        """Each chat's steps in order, the chats side by side."""
         by_chat: dict[Chat, list[Step]] = {}
         for step in steps:
             by_chat.setdefault(step.chat, []).append(step)
@@ -187,24 +215,19 @@ class Delivery:
             runs = await asyncio.gather(
                 *(self._run(chat, chat_steps) for chat, chat_steps in by_chat.items())
             )
-        unreachable: list[int] = []
-        for chat, run in zip(by_chat, runs, strict=True):
-            for request, answer in run.done:
-                done.shown = confirmed(done.shown, wanted, request, answer)
-                if isinstance(request, Send) and answer is not None:
-                    done.posted.append((chat, answer))
-            done.due_at(run.again_ms)
-            done.flood_until_ms = max(done.flood_until_ms, run.flood_until_ms)
-            done.topic_gone = done.topic_gone or run.topic_gone
-            if run.unreachable and isinstance(chat, int) and chat > 0 and chat != place.chat_id:
-                unreachable.append(chat)
-        if unreachable and session is not None:
+        return list(zip(by_chat, runs, strict=True))
+
+    async def _after(
+        self, place: Place, session: Session | None, before: Shown, done: _Round
+    ) -> None:
+        """What a round found out besides its requests' answers: players the bot cannot
+        reach (the group is told once), players dealt their first hand."""
+        if done.unreachable and session is not None:
             done.shown = dataclasses.replace(
-                done.shown, unreachable=done.shown.unreachable | frozenset(unreachable)
+                done.shown, unreachable=done.shown.unreachable | frozenset(done.unreachable)
             )
-            await self._tell_unreachable(place, session, unreachable)
-        await self._remember_dealt(place, shown, done.shown)
-        return done
+            await self._tell_unreachable(place, session, done.unreachable)
+        await self._remember_dealt(place, before, done.shown)
 
     def desired(self, session: Session | None) -> Desired:
         """What ``session`` should be shown by (nothing, without a session)."""
@@ -289,7 +312,7 @@ class Delivery:
                 run.done.append((request, answer))
                 if answer == GONE:
                     # The rest of the step was planned on that message: planned again.
-                    run.again_ms = self.clock()
+                    run.replan = True
                     return run
         return run
 
