@@ -201,8 +201,7 @@ async def _ended_cleanly(bot: BotHarness, redis: Redis, place: Place, users: lis
     clock, and every player's hand says it ended (no card buttons left)."""
     assert (await bot.store.load(place))[0] is None
     assert await redis.zscore(bot.store.keys.deadlines(place.chat_id), place.key) is None
-    assert await redis.zscore(bot.store.keys.deferred_tables(place.chat_id), place.key) is None
-    assert not await redis.exists(bot.store.keys.waiting(place))
+    assert await redis.zscore(bot.store.keys.due(place.chat_id), place.key) is None
     for user in users:
         hand = bot.fake.last_message(user.id)
         assert not any(
@@ -295,7 +294,7 @@ def test_a_plain_groups_buttons_and_links_are_unchanged_and_its_keys_the_chats()
     keys = Keys()
     tag = f"tgc:{{s{GROUP_ID % SHARDS}}}"
     assert keys.session(Place(GROUP_ID)) == f"{tag}:chat:{GROUP_ID}"
-    assert keys.waiting(Place(GROUP_ID)) == keys.bucket(GROUP_ID) == f"{tag}:rate:{GROUP_ID}"
+    assert keys.bucket(GROUP_ID) == f"{tag}:rate:{GROUP_ID}"
     assert b'"tp"' not in encode(Session(GROUP_ID, "abc123", 1, title="T"))
     # A topic's are its own, and read back.
     press = TablePress(Op.START, GROUP_ID, "abc123", NIGHT)

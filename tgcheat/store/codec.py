@@ -77,6 +77,8 @@ def encode(session: Session) -> bytes:
         doc["cm"] = session.changed_ms
     if session.lobby_expired:
         doc["lx"] = 1
+    if session.without_group:
+        doc["wg"] = 1
     if session.picks:
         doc["pk"] = [list(pick) for pick in session.picks]
     if session.told != Told():
@@ -118,6 +120,7 @@ def decode(raw: bytes) -> Session:
         ended_ms=doc.get("em", 0),
         changed_ms=doc.get("cm", 0),
         lobby_expired=bool(doc.get("lx", 0)),
+        without_group=bool(doc.get("wg", 0)),
         picks=tuple((int(u), int(n), str(sel)) for u, n, sel in doc.get("pk", ())),
         told=_told_from_doc(doc["td"]) if "td" in doc else Told(),
     )

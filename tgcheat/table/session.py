@@ -83,6 +83,9 @@ class Session:
     changed_ms: int = 0
     #: The lobby closed because nobody started it in time (not cancelled).
     lobby_expired: bool = False
+    #: The game ended without its group (the bot was removed, or the topic closed or
+    #: deleted): nothing more is shown there, only in the players' private chats.
+    without_group: bool = False
     #: Cards players picked on their hand keyboard and have not played yet: (user id, the
     #: game's play count they were picked at, one rank code per card). A pick of an earlier
     #: play is out of date.

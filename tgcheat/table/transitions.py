@@ -281,10 +281,11 @@ def end_without_group(session: Session | None) -> tuple[Session | None, Events]:
     if session is None or not session.in_progress:
         return session, ()
     if session.game is None:
-        return dataclasses.replace(session, lobby=None, deadline_ms=0), ()
+        return dataclasses.replace(session, lobby=None, deadline_ms=0, without_group=True), ()
     state, events = apply(session.game, Stop())
     # As /stop: the match records the stopped game (and ends); a finished game has no deadline.
-    return advance(session, state, events, 0), tuple(events)
+    ended = advance(session, state, events, 0)
+    return dataclasses.replace(ended, without_group=True), tuple(events)
 
 
 def migrated(session: Session, *, new_chat_id: int, new_game_id: str) -> Session:

@@ -41,13 +41,15 @@ class Drawing:
 def desired(session: Session, drawing: Drawing) -> Desired:
     """The messages ``session`` should be shown by (its game's log: ``session.told``)."""
     told = session.told
-    table = _table_slot(session, told, drawing)
+    # A game that ended without its group shows nothing more there.
+    table = None if session.without_group else _table_slot(session, told, drawing)
     slots = [table] if table is not None else []
     state = session.game
     lines: tuple[WantedLine, ...] = ()
     if state is not None:
         slots += _hand_slots(session, state, told, drawing)
-        lines = _lines(session, state, told)
+        if not session.without_group:
+            lines = _lines(session, state, told)
     finished = state is not None and state.phase is Phase.FINISHED
     return Desired(tuple(slots), session.game_id, lines, clear_former=finished)
 

@@ -320,6 +320,14 @@ def of_this_game(shown: Shown, log: str) -> Shown:
     return replace(shown, slots=slots, unreachable=frozenset() if fresh else shown.unreachable)
 
 
+def without_chat(shown: Shown, chat: Chat) -> Shown:
+    """``shown`` without what it knows of ``chat``: nothing more is shown there, nothing
+    retired (the chat cannot be written to)."""
+    slots = {name: slot for name, slot in shown.slots.items() if slot.chat != chat}
+    kept = {at: ids for at, ids in shown.kept.items() if at != chat}
+    return replace(shown, slots=slots, kept=kept)
+
+
 def log_of(epoch: str) -> str:
     """The game an epoch ("<game>:<n>") is of."""
     return epoch.rpartition(":")[0]

@@ -42,6 +42,7 @@ from tgcheat.bot.delivery.plan import (
     log_of,
     of_this_game,
     plan,
+    without_chat,
 )
 from tgcheat.bot.delivery.shown_codec import decode_shown, encode_shown
 from tgcheat.bot.sender import ChatFlooded, Edit, Sender, TopicGone, wall_clock_ms
@@ -170,6 +171,8 @@ class Delivery:
         if lease.buried > shown.buried_seen:
             shown = dataclasses.replace(buried(shown, place), buried_seen=lease.buried)
         shown = of_this_game(shown, wanted.log)
+        if session is not None and session.without_group:
+            shown = without_chat(shown, place)
         if reach is not None:
             shown = _reached(shown, reach)
         if session is not None:
