@@ -137,7 +137,7 @@ async def listeners(bot: Any, base: str, chat: int, clients: int, plays: int) ->
     for number in range(plays):
         started = time.monotonic()
         await app_play(bot, chat, f"load-{chat}-{number:06d}")
-        _, _, version = await bot.store.read(chat)
+        _, version = await bot.store.read(chat)
         sent[version] = started
         # One play at a time, as people play: the next once the streams had time to show it.
         await asyncio.sleep(0.2)

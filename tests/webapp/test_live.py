@@ -110,7 +110,7 @@ async def play_two(bot: Any, client: httpx.AsyncClient) -> int:
          "cards": cards, "rank": state.required.code if state.required else "7"},
     )  # fmt: skip
     assert response.status_code == 200, response.text
-    _, _, version = await bot.store.read(GROUP)
+    _, version = await bot.store.read(GROUP)
     return int(version)
 
 
