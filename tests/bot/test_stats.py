@@ -21,15 +21,13 @@ from tests.support.fake_telegram import FakeTelegram
 from tests.support.updates import User, private
 from tgcheat.bot.app import CheatApplication
 from tgcheat.bot.callbacks import ForgetPress, Op
-from tgcheat.bot.publish import must_show
 from tgcheat.bot.timers import Timers
 from tgcheat.engine.cards import Rank
 from tgcheat.engine.game import can_accept, play_limit
 from tgcheat.engine.rules import Rules
 from tgcheat.engine.state import EndReason, Phase
-from tgcheat.store.scripts import OUTBOX_LEASE_MS
+from tgcheat.store.scripts import LEASE_MS
 from tgcheat.table import transitions as table
-from tgcheat.table.audiences import group_messages
 from tgcheat.table.commands import Believe
 from tgcheat.table.computers import is_computer
 from tgcheat.table.stats import Row
@@ -47,8 +45,6 @@ async def _last_cards(bot: BotHarness, first: User, others: list[User], game_id:
     """``first`` holds one 2 and plays it as an ace: last cards, a bluff, for the others to
     believe (a bluff that gets away); the rest of the deck goes to the last seat."""
     state = state_with([cards("2♣"), cards("2♦", "7♦"), cards("3♣", "8♦")], rest_to=2)
-    # As /new does: the last game's table keeps its result, the next one is a new message.
-    await bot.store.messages.clear(GROUP_ID)
     await install_game(bot, seated(state, [first, *others]), game_id)
     for user in (first, *others):
         await bot.start_private(user, f"h{GROUP_ID}")
@@ -89,16 +85,14 @@ async def test_two_games_are_counted_exactly_once_each(
         GROUP_ID,
         lambda s: table.act(s, game_id="game2", command=Believe(CAROL.id, claim), now_ms=0),
         update_id=final["update_id"],
-        group_messages=group_messages,
-        must_show=must_show,
+        lease=True,
     )
     async with _second_process(redis_url, bot.fake) as second:
         second.updates = bot.updates
         await second.feed(final)
-        now = int(time.time() * 1000) + OUTBOX_LEASE_MS + 1_000
-        await asyncio.gather(
-            _timers(second).refresh_deferred_tables(now), _timers(bot).refresh_deferred_tables(now)
-        )
+        now = int(time.time() * 1000) + LEASE_MS + 1_000
+        bot.shell.clock = second.shell.clock = lambda: now
+        await asyncio.gather(_timers(second).sync_due(now), _timers(bot).sync_due(now))
     # Game 2: Ann goes out the same way. The final press's process
     # counts the game, then dies waiting for Telegram; the update is delivered again, and the
     # clock shows the result once that process's lease is over (and counts it again: once).
@@ -111,8 +105,9 @@ async def test_two_games_are_counted_exactly_once_each(
     first = asyncio.create_task(bot.feed(final))
     await hung.arrived
     await bot.feed(final)
-    later = int(time.time() * 1000) + OUTBOX_LEASE_MS + 1_000
-    await _timers(bot).refresh_deferred_tables(later)
+    later = bot.shell.clock() + LEASE_MS + 1_000
+    bot.shell.clock = lambda: later
+    await _timers(bot).sync_due(later)
     first.cancel()
     await asyncio.gather(first, return_exceptions=True)
     assert "wins" in group_texts(bot)
@@ -192,12 +187,13 @@ async def test_forgetme_before_a_late_count_of_a_game_keeps_the_person_forgotten
             s, game_id="g1", command=Believe(CAROL.id, claim), now_ms=int(time.time() * 1000)
         ),
         update_id=final["update_id"],
-        group_messages=group_messages,
-        must_show=must_show,
+        lease=True,
     )
     await bot.command(BOB, "/forgetme", private(BOB))
     await bot.press(BOB, BOB.id, has_op(Op.FORGET))
-    await _timers(bot).refresh_deferred_tables(int(time.time() * 1000) + OUTBOX_LEASE_MS + 1_000)
+    later = int(time.time() * 1000) + LEASE_MS + 1_000
+    bot.shell.clock = lambda: later
+    await _timers(bot).sync_due(later)
     assert "wins" in group_texts(bot)
     assert await bot.store.stats.person(ANN.id) is not None
     assert await bot.store.stats.person(BOB.id) is None
