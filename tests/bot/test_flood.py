@@ -19,7 +19,7 @@ from tests.bot.play import has_op
 from tests.bot.webhook import Served, served, to_chat
 from tests.support.updates import User, group
 from tgcheat.bot.callbacks import Op
-from tgcheat.bot.publish import wall_clock_ms
+from tgcheat.bot.sender import wall_clock_ms
 
 FLOODED_GROUP, CALM_GROUP = -1001000000001, -1001000000002
 FLOODED_PLAYERS = (User(11, "Ann"), User(12, "Bob"), User(13, "Cy"))
@@ -50,7 +50,7 @@ async def test_a_group_in_a_long_flood_wait_holds_its_table_and_no_other_group_w
         assert bot.table_text(FLOODED_GROUP) == flooded_table
         refused = [c for c in bot.fake.calls if c.status == 429]
         assert refused and all(c.params["chat_id"] == FLOODED_GROUP for c in refused)
-        due = await redis.zscore(bot.store.keys.deferred_tables(FLOODED_GROUP), FLOODED_GROUP)
+        due = await redis.zscore(bot.store.keys.due(FLOODED_GROUP), FLOODED_GROUP)
         assert due is not None and due >= wall_clock_ms() + (LONG_WAIT_S - 60) * 1000
 
         # The other group plays on: its press and its timeout are shown as usual.
@@ -68,20 +68,20 @@ async def test_a_group_in_a_long_flood_wait_holds_its_table_and_no_other_group_w
 
         # Nothing is tried there while the wait lasts; once it is over, the clock shows the
         # latest table, once.
-        await timers_of(bot).refresh_deferred_tables(now)
+        await timers_of(bot).sync_due(now)
         assert bot.table_text(FLOODED_GROUP) == flooded_table
         bot.fake.lift_flood(FLOODED_GROUP)
         later = wall_clock_ms() + (LONG_WAIT_S + 1) * 1000
         assert bot.app.routes is not None
-        bot.app.routes.shell.sender.clock = lambda: later
-        await timers_of(bot).refresh_deferred_tables(later)
+        bot.app.routes.shell.clock = lambda: later
+        await timers_of(bot).sync_due(later)
         shown = bot.table_text(FLOODED_GROUP)
         assert "pile: 2 cards" in shown and "ran out of time" in shown
         assert (
-            await redis.zscore(bot.store.keys.deferred_tables(FLOODED_GROUP), FLOODED_GROUP) is None
+            await redis.zscore(bot.store.keys.due(FLOODED_GROUP), FLOODED_GROUP) is None
         )
         calls = len(bot.fake.calls)
-        await timers_of(bot).refresh_deferred_tables(later)
+        await timers_of(bot).sync_due(later)
         assert len(bot.fake.calls) == calls
 
 
@@ -102,8 +102,8 @@ async def test_a_reveal_held_by_a_flood_wait_is_shown_before_the_table(redis: Re
         bot.fake.lift_flood(FLOODED_GROUP)
         later = wall_clock_ms() + (LONG_WAIT_S + 1) * 1000
         assert bot.app.routes is not None
-        bot.app.routes.shell.sender.clock = lambda: later
-        await timers_of(bot).refresh_deferred_tables(later)
+        bot.app.routes.shell.clock = lambda: later
+        await timers_of(bot).sync_due(later)
         texts = [m.plain_text or "" for m in bot.fake.visible_messages(FLOODED_GROUP)]
         reveals = [i for i, text in enumerate(texts) if " calls Cheat on " in text]
         # The reveal once, then the table below it (the last message), as it is after it.
@@ -127,8 +127,8 @@ async def test_a_hand_held_by_a_private_flood_wait_comes_back_from_the_clock(
         bot.fake.lift_flood(following)
         later = wall_clock_ms() + (LONG_WAIT_S + 1) * 1000
         assert bot.app.routes is not None
-        bot.app.routes.shell.sender.clock = lambda: later
-        await timers_of(bot).refresh_deferred_tables(later)
+        bot.app.routes.shell.clock = lambda: later
+        await timers_of(bot).sync_due(later)
         assert bot.fake.find_button(following, has_op(Op.PICK)) is not None
         # One hand with buttons that act on the game (a former hand may keep the Mini App's).
         keyboards = [
@@ -229,5 +229,12 @@ async def test_a_pick_that_a_flood_wait_kept_from_showing_asks_to_tap_again(
         response = await bot.respond(pick)
         assert response.status_code == 200
         assert response.json()["text"].startswith("Telegram asks the bot to slow down")
-        # Nothing was picked: the hand offers no Clear (only a pick brings it).
+        # The hand does not show the pick yet (only a pick brings Clear); it is kept, and the
+        # clock shows it once the wait is over.
         assert bot.fake.find_button(user.id, has_op(Op.CLEAR)) is None
+        bot.fake.lift_flood(user.id)
+        later = wall_clock_ms() + (LONG_WAIT_S + 1) * 1000
+        assert bot.app.routes is not None
+        bot.app.routes.shell.clock = lambda: later
+        await timers_of(bot).sync_due(later)
+        assert bot.fake.find_button(user.id, has_op(Op.CLEAR)) is not None

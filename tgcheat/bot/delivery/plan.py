@@ -209,7 +209,14 @@ class Step:
 
     @property
     def cost(self) -> int:
+        """Its requests, as the bot's budget across all chats counts them."""
         return len(self.requests)
+
+    @property
+    def group_cost(self) -> int:
+        """Its messages, as a group's budget counts them: what is sent or edited there
+        (deleting a message posts nothing)."""
+        return sum(1 for request in self.requests if not isinstance(request, Delete))
 
 
 def plan(desired: Desired, shown: Shown) -> list[Step]:

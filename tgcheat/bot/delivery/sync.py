@@ -83,6 +83,8 @@ class _ChatRun:
     topic_gone: TopicGone | None = None
     #: A message the plan counted on was not there: the place is planned again.
     replan: bool = False
+    #: A flood wait held the chat's requests back.
+    flooded: bool = False
 
 
 @dataclass(slots=True)
@@ -96,6 +98,10 @@ class _Round:
     topic_gone: TopicGone | None = None
     #: Private chats found unreachable.
     unreachable: list[int] = field(default_factory=list)
+    #: Steps whose group messages were counted in the group's budget (by id).
+    charged: set[int] = field(default_factory=set)
+    #: Chats whose requests a flood wait held back.
+    held: set[Chat] = field(default_factory=set)
 
     def due_at(self, ms: int) -> None:
         if ms and (self.due_ms == 0 or ms < self.due_ms):
@@ -121,8 +127,9 @@ class Delivery:
         *,
         answering: int | None = None,
         reach: int | None = None,
-    ) -> None:
-        """Bring ``place``'s chats toward what its stored session says. ``committed``: the
+    ) -> frozenset[Chat]:
+        """Bring ``place``'s chats toward what its stored session says; the chats a flood
+        wait held requests back in (they are due when it is over). ``committed``: the
         change just written (its compare-and-set took the lease, or left the sync to the
         process that holds it); ``answering``: the person whose own tap this answers (their
         hand's requests are never refused by the budget); ``reach``: a person who asked for
@@ -131,15 +138,17 @@ class Delivery:
         lease = committed.lease if committed is not None else None
         if lease is None:
             if committed is not None and committed.changed:
-                return
+                return frozenset()
             lease = await self.store.shown.begin(place, self.clock())
             if lease is None:
-                return
+                return frozenset()
         gone: TopicGone | None = None
+        held: set[Chat] = set()
         for _ in range(MAX_ROUNDS):
             done = await self._round(place, lease, answering, reach)
             reach = None
             gone = gone or done.topic_gone
+            held |= done.held
             try:
                 following = await self.store.shown.end(
                     place,
@@ -152,12 +161,13 @@ class Delivery:
                 )
             except LeaseLost:
                 await self._take_back(done.posted)
-                return
+                return frozenset(held)
             if following is None:
                 break
             lease = following
         if gone is not None:
             raise gone
+        return frozenset(held)
 
     async def _round(
         self, place: Place, lease: Lease, answering: int | None, reach: int | None
@@ -201,6 +211,8 @@ class Delivery:
                 done.due_at(run.again_ms)
                 done.flood_until_ms = max(done.flood_until_ms, run.flood_until_ms)
                 done.topic_gone = done.topic_gone or run.topic_gone
+                if run.flooded:
+                    done.held.add(chat)
                 replan = replan or run.replan
                 if run.unreachable and isinstance(chat, int) and chat != place.chat_id:
                     done.unreachable.append(chat)
@@ -259,12 +271,14 @@ class Delivery:
                 done.due_at(bucket.until_ms)
                 continue
             lowest = floor if step.priority <= Priority.MUST else 0.0
-            if tokens - step.cost >= lowest:
-                tokens -= step.cost
-                done.spent += step.cost
+            cost = step.group_cost
+            if tokens - cost >= lowest:
+                tokens -= cost
+                done.spent += cost
+                done.charged.add(id(step))
                 allowed.append(step)
             else:
-                done.due_at(now + GroupBucket.refill_ms(lowest + step.cost - tokens, per_minute))
+                done.due_at(now + GroupBucket.refill_ms(lowest + cost - tokens, per_minute))
         return allowed
 
     async def _within_bot_budget(self, steps: list[Step], now: int, done: _Round) -> list[Step]:
@@ -277,8 +291,8 @@ class Delivery:
             done.due_at(now + wait_ms)
         # What was refused in the group gives its group tokens back.
         for step, taken in zip(steps, granted, strict=True):
-            if not taken and isinstance(step.chat, Place) and step.chat.chat_id < 0:
-                done.spent -= step.cost
+            if not taken and id(step) in done.charged:
+                done.spent -= step.group_cost
         return [step for step, taken in zip(steps, granted, strict=True) if taken]
 
     async def _run(self, chat: Chat, steps: Sequence[Step]) -> _ChatRun:
@@ -291,6 +305,7 @@ class Delivery:
                     answer = await self._request(request)
                 except ChatFlooded as flooded:
                     run.again_ms = flooded.until_ms
+                    run.flooded = True
                     if flooded.chat_waits and flooded.in_group:
                         run.flood_until_ms = flooded.until_ms
                     return run

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tgcheat.bot import views
 from tgcheat.bot.callbacks import ClaimPress, HandPress, Op, TurnPress
-from tgcheat.bot.handlers.shell import Answer, Command, Events, Shell
+from tgcheat.bot.handlers.shell import TAP_NOT_SHOWN, Answer, Command, Events, Shell
 from tgcheat.bot.taps import Tap
 from tgcheat.i18n import N_, translator
 from tgcheat.store.games import Committed
@@ -120,7 +120,14 @@ class PlayHandlers:
             press.place, change, update_id=tap.update_id, lease=True
         )
         await shell.sender.answer(tap.query_id)
-        await shell.show(press.place, committed, answering=tap.user_id)
+        held = await shell.show(press.place, committed, answering=tap.user_id)
+        if tap.user_id in held:
+            # The pick is kept, and shown once the wait is over; the person hears why their
+            # hand did not change.
+            tr = translator(
+                committed.session.language_of(tap.user_id) if committed.session else None
+            )
+            await shell.sender.answer(tap.query_id, tr._(TAP_NOT_SHOWN))
 
     # --- commands ------------------------------------------------------------------------------
 

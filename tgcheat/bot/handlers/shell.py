@@ -41,7 +41,7 @@ from tgcheat.engine.game import ActionRefused
 from tgcheat.i18n import N_, Translator, translator
 from tgcheat.store.games import Committed, GameStore
 from tgcheat.table.computers import TableRandom
-from tgcheat.table.place import Place
+from tgcheat.table.place import Place, Where
 from tgcheat.table.refusals import AdminUnknown, SessionRefusal, SessionRefused
 from tgcheat.table.session import Session
 from tgcheat.table.transitions import Actor, end_without_group
@@ -331,12 +331,13 @@ class Shell:
 
     async def show(
         self, place: Place, committed: Committed[T] | None = None, *, answering: int | None = None
-    ) -> None:
+    ) -> frozenset[Where]:
         """Show the place's stored session: a committed change (whose compare-and-set took the
-        place's lease), a re-delivered update's (nothing committed: only synced), anything."""
+        place's lease), a re-delivered update's (nothing committed: only synced), anything.
+        The chats a flood wait held requests back in."""
         if committed is not None and committed.duplicate:
             committed = None
-        await self.delivery.sync(place, committed, answering=answering)  # type: ignore[arg-type]
+        return await self.delivery.sync(place, committed, answering=answering)  # type: ignore[arg-type]
 
     async def end_game_at(self, place: Place) -> None:
         """The game at ``place`` ends without its group (the bot was removed, or the topic
