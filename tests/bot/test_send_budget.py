@@ -20,7 +20,7 @@ from tests.support.fake_telegram import FakeTelegram
 from tests.support.rate_limits import Rate, TelegramLimits
 from tests.support.updates import User, private
 from tgcheat.bot.callbacks import Op
-from tgcheat.bot.publish import wall_clock_ms
+from tgcheat.bot.sender import wall_clock_ms
 from tgcheat.store.send_budget import (
     GLOBAL_FLOOD_CHATS,
     REPLIES_PER_SECOND,
@@ -43,14 +43,14 @@ async def shown(condition: Callable[[], bool]) -> None:
 
 def hold_still(bot: Served, at_ms: int) -> None:
     assert bot.app.routes is not None
-    bot.app.routes.shell.sender.clock = lambda: at_ms
+    bot.app.routes.shell.clock = lambda: at_ms
 
 
 def run_on_from(bot: Served, at_ms: int) -> None:
-    """The sender's clock moves again, from ``at_ms``: the budget refills as time passes."""
+    """The bot's clock moves again, from ``at_ms``: the budget refills as time passes."""
     assert bot.app.routes is not None
     lead = at_ms - wall_clock_ms()
-    bot.app.routes.shell.sender.clock = lambda: wall_clock_ms() + lead
+    bot.app.routes.shell.clock = lambda: wall_clock_ms() + lead
 
 
 async def spend_all(bot: Served, at_ms: int) -> None:
@@ -93,14 +93,17 @@ async def test_a_play_over_the_budget_is_shown_by_the_clock_once_tokens_are_back
         assert await bot.play_one(GROUP, PLAYERS) == [200, 200]
         assert (await bot.game(GROUP)).plays == 1
         sent = [c for c in bot.fake.calls[before:] if c.method != "answerCallbackQuery"]
-        # Only the pick's edit, an answer to the player's own tap, went out.
-        assert [c.method for c in sent] == ["editMessageText"]
+        # Only the answers to the player's own taps went out: their hand, edited by the pick
+        # and by the play.
+        assert [c.method for c in sent] == ["editMessageText"] * 2
+        player = state.players[state.turn].user_id
+        assert all(c.params["chat_id"] == player for c in sent)
         assert "pile: 0 cards" in bot.table_text(GROUP)
 
         # Tokens are back: the clock shows the latest table and the next player's turn.
         run_on_from(bot, now + 5_000)
         assert bot.app.timers is not None
-        await bot.app.timers.refresh_deferred_tables(now + 5_000)
+        await bot.app.timers.sync_due(now + 5_000)
         await shown(lambda: "pile: 1 card" in bot.table_text(GROUP))
         await shown(lambda: hands_with_buttons(bot, next_player) >= 1)
         assert not [c for c in bot.fake.calls if c.status == 429]
@@ -135,7 +138,7 @@ async def test_a_table_posted_anew_goes_whole_or_waits_whole(redis: Redis) -> No
 
         run_on_from(bot, now + 5_000)
         assert bot.app.timers is not None
-        await bot.app.timers.refresh_deferred_tables(now + 5_000)
+        await bot.app.timers.sync_due(now + 5_000)
         await shown(lambda: "pile: 0 cards" in bot.table_text(GROUP))
         answering = [
             m

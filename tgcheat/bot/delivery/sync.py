@@ -145,7 +145,13 @@ class Delivery:
         gone: TopicGone | None = None
         held: set[Chat] = set()
         for _ in range(MAX_ROUNDS):
-            done = await self._round(place, lease, answering, reach)
+            try:
+                done = await self._round(place, lease, answering, reach)
+            except BaseException:
+                # Nothing of the round is known to be confirmed: the record stays as it was,
+                # and the place is let go, due again soon (not held until the lease ends).
+                await self._let_go(place, lease)
+                raise
             reach = None
             gone = gone or done.topic_gone
             held |= done.held
@@ -317,11 +323,12 @@ class Delivery:
                     return run
                 except (NetworkError, TelegramError) as error:
                     log.info(
-                        "chat %s: %s not confirmed (%s), tried again later",
-                        chat,
-                        type(request).__name__,
-                        error,
+                        "chat %s: a request not confirmed (%s), tried again later", chat, error
                     )
+                    run.again_ms = self.clock() + RETRY_MS
+                    return run
+                except Exception:
+                    log.exception("chat %s: a request failed, tried again later", chat)
                     run.again_ms = self.clock() + RETRY_MS
                     return run
                 if answer is _UNREACHABLE:
@@ -405,6 +412,25 @@ class Delivery:
             await self.store.played_places.record(dealt, place)
         except Exception as error:
             log.warning("where %s play was not remembered: %s", dealt, error)
+
+    async def _let_go(self, place: Place, lease: Lease) -> None:
+        """The lease let go after a round failed on the way, with the record as it was."""
+        try:
+            held: Lease | None = lease
+            for _ in range(MAX_ROUNDS):
+                if held is None:
+                    break
+                held = await self.store.shown.end(
+                    place,
+                    held,
+                    held.shown,
+                    spent=0,
+                    flood_until_ms=0,
+                    due_ms=self.clock() + RETRY_MS,
+                    now_ms=self.clock(),
+                )
+        except Exception as error:
+            log.warning("chat %s: the lease was not let go (%s); it runs out", place, error)
 
     async def _take_back(self, posted: list[tuple[Chat, int]]) -> None:
         """The lease ran out under a slow Telegram and another process synced the place: what
