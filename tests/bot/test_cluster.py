@@ -47,7 +47,7 @@ async def test_a_game_on_the_cluster(redis_cluster: Redis) -> None:
             for name in (
                 keys.session(GROUP_ID),
                 keys.deadlines(GROUP_ID),
-                keys.deferred_tables(GROUP_ID),
+                keys.due(GROUP_ID),
                 keys.bucket(GROUP_ID),
                 keys.chat_stats(GROUP_ID),
             )
