@@ -111,6 +111,8 @@ from tests.support.redis_server import RedisServer  # noqa: E402
 from tests.support.updates import UpdateFactory, User, group  # noqa: E402
 from tgcheat.bot.app import CheatApplication, build_application  # noqa: E402
 from tgcheat.bot.callbacks import ClaimPress, HandPress, Op, Press, TurnPress  # noqa: E402
+from tgcheat.bot.delivery.shown_codec import decode_shown  # noqa: E402
+from tgcheat.bot.delivery.sync import message_ids  # noqa: E402
 from tgcheat.config import Config  # noqa: E402
 from tgcheat.engine.actions import (  # noqa: E402
     Accept,
@@ -128,10 +130,10 @@ from tgcheat.engine.game import ActionRefused, apply, awaited  # noqa: E402
 from tgcheat.engine.invariants import violations as invariant_violations  # noqa: E402
 from tgcheat.engine.rules import Challengers, FinalCheck  # noqa: E402
 from tgcheat.engine.state import GameState, Phase  # noqa: E402
-from tgcheat.store.budget import GroupBudget  # noqa: E402
 from tgcheat.store.codec import decode  # noqa: E402
-from tgcheat.store.keys import Keys  # noqa: E402
+from tgcheat.store.keys import SHOWN_FIELD, Keys  # noqa: E402
 from tgcheat.table.clock import clock_action  # noqa: E402
+from tgcheat.table.place import Place  # noqa: E402
 from tgcheat.table.session import Session  # noqa: E402
 from tgcheat.web import MAX_FAILED_DELIVERIES, SECRET_HEADER, create_web_app  # noqa: E402
 
@@ -160,6 +162,11 @@ RATE_LIMITED_METHODS = ("sendMessage", "editMessageText", "answerCallbackQuery",
 LONG_FLOOD_SHOWN_S = 15.0
 #: Deliveries of the poison update before it counts as delivered for ever.
 POISON_GIVE_UP = 20
+#: How long nobody may be able to act before a game counts as stuck: longer than the lease of
+#: a sync that failed under it (``SOAK_LEASE_MS``) and the clock's tick after it.
+STUCK_AFTER_S = 10.0
+#: How long a player who found no button waits before looking again.
+LOOK_AGAIN_S = 0.5
 #: Taps of one card, while the keyboard does not show it picked.
 PICK_TRIES = 8
 #: How long a process has to show what a move owes the players before the clock does it
@@ -313,7 +320,7 @@ async def bot_process(
         client,
         request=fake,
         group_messages_per_minute=UNLIMITED,
-        outbox_lease_ms=SOAK_LEASE_MS,
+        lease_ms=SOAK_LEASE_MS,
         send_rate=send_rate,
         # Its people tap at machine speed ("My cards" again and again while a hand waits):
         # the limit of a reply a second per person is a person's, lifted with the group's.
@@ -409,7 +416,9 @@ class Telegram:
             self.fake.unhang(hung)
             await post
             return
+        # It dies there: its work stops at that request, which is never answered.
         self.stats.faults["killed"] += 1
+        post.cancel()
         self.dead.append(post)
 
     async def bury_the_dead(self) -> None:
@@ -486,6 +495,8 @@ class GameDriver:
         self.finished = False
         self.deck_size = 0
         self.stale_in_a_row = 0
+        #: Since when nobody could act (None: someone just did).
+        self.stale_since: float | None = None
         self.asked: Asked = set()
         #: This game's group meets a long flood wait (once), and a poison update (once).
         self.long_flood = long_flood
@@ -497,8 +508,12 @@ class GameDriver:
         self.kill_next = False
         #: The group's next table edit is held back until the next move was shown.
         self.hung: HungCall | None = None
+        #: The next play's table edit is to be held back (``hung``).
+        self.hang_the_play = False
         #: A move's delivery still running (its table edit held back).
         self.background: list[asyncio.Task[None]] = []
+        #: The session's version once the cards of the play under way were picked.
+        self.picked_at = 0
 
     @property
     def chats(self) -> frozenset[int]:
@@ -593,12 +608,19 @@ class GameDriver:
                 await self.move_out_of_order(session, state, version)
                 continue
             if not await self.move(session, state, version):
+                # As people do, they look again a moment later; the game is stuck when nobody
+                # could act for STUCK_AFTER_S (a place waits at most a lease's time for a sync
+                # whose Redis or Telegram failed under it).
                 self.stale_in_a_row += 1
-                if self.stale_in_a_row > 5:
-                    self.fail(f"stuck: nobody could act at play {state.plays}")
+                if self.stale_since is None:
+                    self.stale_since = time.monotonic()
+                elif time.monotonic() - self.stale_since > STUCK_AFTER_S:
+                    self.fail(f"stuck: nobody could act at play {state.plays} ({await self.why()})")
                     return
+                await asyncio.sleep(LOOK_AGAIN_S)
             else:
                 self.stale_in_a_row = 0
+                self.stale_since = None
 
     async def move(self, session: Session, state: GameState, version: int) -> bool:
         # The bots run the clock (a Cheat! call's grace period, the turn's timer): the players
@@ -618,10 +640,9 @@ class GameDriver:
         # driver lets the timer run out only on a player who was told of their turn.
         told = not await self.awaited_unseen(state)
         timing_out = bool(deadline) and roll < rates.timeout and told
-        if self.hung is not None and (timing_out or not isinstance(action, Play)):
+        if timing_out or not isinstance(action, Play):
             # Only a play's table edit is held back (any other move waits for its requests).
-            self.fake.unhang(self.hung)
-            self.hung = None
+            self.hang_the_play = False
         if timing_out:
             # Too slow: the clock plays for them (fired by one process, as its clock would).
             self.stats.faults["timeout"] += 1
@@ -638,6 +659,8 @@ class GameDriver:
                 predictions.append(self.predict("timeout", state, clock_action(state, deadline)))
             if not await self.play_cards(state, action, here, there if race else None, deadline):
                 return False
+            # Each pick is kept in the session: the play is counted from the version after them.
+            version = self.picked_at
         elif isinstance(action, Challenge):
             rivals = [
                 s
@@ -701,13 +724,10 @@ class GameDriver:
     async def move_out_of_order(self, session: Session, state: GameState, version: int) -> None:
         """A move whose table edit reaches Telegram only after the next move's: the older
         table lands last, and the clock must show the latest one again."""
-        self.hung = self.fake.hang_next(
-            lambda method, params: (
-                method == "editMessageText" and params.get("chat_id") == self.chat_id
-            ),
-            timeout_s=DEAD_REQUEST_S,
-        )
+        # Armed as the play is delivered (its picks, kept in the session, sync the place too).
+        self.hang_the_play = True
         await self.move(session, state, version)
+        self.hang_the_play = False
         hung, self.hung = self.hung, None
         first = self.background.pop() if self.background else None
         if hung is None or not hung.arrived.done():
@@ -738,14 +758,24 @@ class GameDriver:
             await asyncio.sleep(0.2)
         return True
 
+    async def why(self) -> str:
+        """What delivery had left of the game, for a report of a stuck game."""
+        lease, raw = await retry_redis(
+            lambda: self.redis.hmget(KEYS.session(self.chat_id), "l", SHOWN_FIELD)
+        )
+        due = await retry_redis(lambda: self.redis.zscore(KEYS.due(self.chat_id), self.chat_id))
+        shown = decode_shown(raw)
+        slots = {name: (slot.message_id, slot.epoch) for name, slot in shown.slots.items()}
+        return f"lease {lease!r}, due {due} (now {CLOCK()}), shown {slots}"
+
     def others_running(self) -> bool:
         return self.telegram.games_running > 1
 
     async def held_back(self) -> bool:
-        """Whether the group still has something the clock must show (tgcheat.store.budget)."""
+        """Whether the group still has something the clock must sync (tgcheat.store.shown)."""
 
         async def once() -> bool:
-            due = await self.redis.zscore(KEYS.deferred_tables(self.chat_id), self.chat_id)
+            due = await self.redis.zscore(KEYS.due(self.chat_id), self.chat_id)
             return due is not None
 
         return await retry_redis(once)
@@ -811,8 +841,9 @@ class GameDriver:
 
     async def awaited_unseen(self, state: GameState) -> bool:
         """Whether a player the game waits for has a hand held for the clock."""
-        budget = GroupBudget(self.redis, KEYS)
-        unseen = await retry_redis(lambda: budget.unseen_hands(self.chat_id))
+        timers = self.telegram.processes[0].application.timers
+        assert timers is not None
+        unseen = await retry_redis(lambda: timers.unseen_hands(Place(self.chat_id)))
         return any(state.players[seat].user_id in unseen for seat in awaited(state))
 
     def predict(self, name: str, state: GameState, action: Action) -> Predicted:
@@ -920,6 +951,7 @@ class GameDriver:
             if not await self.pick(user, fresh, picked, rank):
                 return False
             picked[rank] += 1
+        self.picked_at, _ = await self.read()
         update = self.tap_update(
             user,
             user.id,
@@ -933,15 +965,24 @@ class GameDriver:
         if update is None:
             self.stats.shown["play_missing"] += 1
             return False
-        if clock is not None and self.hung is not None:
-            self.fake.unhang(self.hung)
-            self.hung = None
+        if self.hang_the_play and clock is None:
+            self.hung = self.fake.hang_next(
+                lambda method, params: (
+                    method == "editMessageText" and params.get("chat_id") == self.chat_id
+                ),
+                timeout_s=DEAD_REQUEST_S,
+            )
         if clock is None and self.hung is not None:
-            # Its table edit is held back: the next move goes on meanwhile.
+            # Its table edit is held back: the next move goes on meanwhile (once the play is
+            # stored: the held edit may be another sync's of the place, made before it).
             task = asyncio.create_task(self.telegram.deliver(update, first=here))
             self.background.append(task)
             either: set[asyncio.Future[Any]] = {self.hung.arrived, task}
             await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+            for _ in range(500):
+                if task.done() or (await self.read())[0] > self.picked_at:
+                    break
+                await asyncio.sleep(0.01)
         elif clock is None:
             await self.telegram.deliver(update, first=here, kill_in=self.kill_in())
         else:
@@ -1044,8 +1085,8 @@ class GameDriver:
         the result, or answer buttons left on a message that is not the live table."""
 
         async def table_id() -> int | None:
-            raw = await self.redis.hget(KEYS.session(self.chat_id), "m:table")
-            return int(raw) if raw is not None else None
+            raw = await self.redis.hget(KEYS.session(self.chat_id), SHOWN_FIELD)
+            return message_ids(decode_shown(raw)).table
 
         message_id = await retry_redis(table_id)
         if message_id is None:

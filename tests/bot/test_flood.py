@@ -77,9 +77,7 @@ async def test_a_group_in_a_long_flood_wait_holds_its_table_and_no_other_group_w
         await timers_of(bot).sync_due(later)
         shown = bot.table_text(FLOODED_GROUP)
         assert "pile: 2 cards" in shown and "ran out of time" in shown
-        assert (
-            await redis.zscore(bot.store.keys.due(FLOODED_GROUP), FLOODED_GROUP) is None
-        )
+        assert await redis.zscore(bot.store.keys.due(FLOODED_GROUP), FLOODED_GROUP) is None
         calls = len(bot.fake.calls)
         await timers_of(bot).sync_due(later)
         assert len(bot.fake.calls) == calls

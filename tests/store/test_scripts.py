@@ -11,8 +11,10 @@ from redis.asyncio import Redis
 from tgcheat.store.scripts import (
     BEGIN_SCRIPT,
     CAS_SCRIPT,
+    CHECKPOINT_SCRIPT,
     END_SCRIPT,
     READ_SCRIPT,
+    RECHECK_SCRIPT,
     REMEMBERED_UPDATES,
     REPLY_SCRIPT,
     UPDATE_MEMORY_MS,
@@ -20,8 +22,10 @@ from tgcheat.store.scripts import (
     ScriptCall,
     begin_call,
     cas_call,
+    checkpoint_call,
     end_call,
     read_call,
+    recheck_call,
     reply_call,
 )
 
@@ -80,8 +84,17 @@ def _end(**changes: object) -> ScriptCall:
         "due_ms": 0,
         "lease_ms": 30_000,
         "place": "-77",
+        "recheck": 0,
     }
     return end_call(**{**named, **changes})  # type: ignore[arg-type]
+
+
+def _checkpoint(token: str = "me") -> ScriptCall:
+    return checkpoint_call(session_key="{t}:session", token=token, shown=b"so far")
+
+
+def _recheck() -> ScriptCall:
+    return recheck_call(session_key="{t}:session", due_key="{t}:due", now_ms=7, place="-77")
 
 
 def _read() -> ScriptCall:
@@ -99,9 +112,11 @@ def _numbers_read(script: str, table: str) -> set[int]:
         (REPLY_SCRIPT, _reply()),
         (BEGIN_SCRIPT, _begin()),
         (END_SCRIPT, _end()),
+        (CHECKPOINT_SCRIPT, _checkpoint()),
+        (RECHECK_SCRIPT, _recheck()),
         (READ_SCRIPT, _read()),
     ],
-    ids=["cas", "reply", "begin", "end", "read"],
+    ids=["cas", "reply", "begin", "end", "checkpoint", "recheck", "read"],
 )
 def test_a_builder_gives_every_key_and_argument_its_script_reads(
     script: str, call: ScriptCall
@@ -152,6 +167,7 @@ async def test_the_compare_and_set_takes_the_lease_and_answers_what_is_shown(
         b"999000",
         b"5",
         [],
+        b"0",
     ]
     assert await redis.hget("{t}:session", "l") == b"me 1030000"
     # Due when the lease ends: a process that dies holding it leaves the place to the clock.
@@ -184,6 +200,7 @@ async def test_a_sync_begins_and_ends_under_its_lease(redis: Redis) -> None:
         b"",
         b"",
         [],
+        b"0",
     ]
     # Held: another process's begin is refused.
     theirs = _begin("other", 1_000_150)
@@ -211,6 +228,7 @@ async def test_a_sync_begins_and_ends_under_its_lease(redis: Redis) -> None:
         b"1000200",
         b"1005000",
         [],
+        b"0",
     ]
     assert (await redis.hget("{t}:session", "l") or b"").startswith(b"me ")
     # A lease lost (over, and taken by another process): nothing is written.
@@ -219,6 +237,32 @@ async def test_a_sync_begins_and_ends_under_its_lease(redis: Redis) -> None:
     lost = _end(buried=3, shown=b"late")
     assert await end(keys=lost.keys, args=lost.args) == [-1]
     assert await redis.hget("{t}:session", "s") == b"the record"
+
+
+async def test_a_long_sync_keeps_what_it_has_shown_while_its_lease_lasts(
+    redis: Redis,
+) -> None:
+    begin = redis.register_script(BEGIN_SCRIPT)
+    checkpoint = redis.register_script(CHECKPOINT_SCRIPT)
+    recheck = redis.register_script(RECHECK_SCRIPT)
+    # No session: nothing is written (no key made).
+    assert await checkpoint(keys=_checkpoint().keys, args=_checkpoint().args) == 0
+    assert await recheck(keys=_recheck().keys, args=_recheck().args) == 0
+    assert not await redis.exists("{t}:session")
+    await redis.hset("{t}:session", mapping={"v": "1", "d": "doc"})
+    assert (await begin(keys=_begin().keys, args=_begin().args))[0] == 1
+    assert await checkpoint(keys=_checkpoint().keys, args=_checkpoint().args) == 1
+    # The record so far is kept; the lease is not made longer.
+    assert await redis.hmget("{t}:session", "l", "s") == [b"me 1030100", b"so far"]
+    # Another's lease is not written to by this sync.
+    theirs = _checkpoint("other")
+    await redis.hset("{t}:session", "s", "theirs")
+    assert await checkpoint(keys=theirs.keys, args=theirs.args) == 0
+    assert await redis.hget("{t}:session", "s") == b"theirs"
+    # A check of the messages asked for: counted, and the place due.
+    assert await recheck(keys=_recheck().keys, args=_recheck().args) == 1
+    assert await redis.hget("{t}:session", "x") == b"1"
+    assert await redis.zscore("{t}:due", "-77") == 7
 
 
 async def test_a_reply_takes_a_token_and_buries_the_table(redis: Redis) -> None:

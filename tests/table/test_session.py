@@ -37,5 +37,3 @@ def test_in_progress_and_live_game() -> None:
     assert game.in_progress and game.live_game is game.game
     assert not finished.in_progress and finished.live_game is None
     assert finished.game is not None
-
-

@@ -46,6 +46,9 @@ LEASE_FIELD = "l"
 #: How many messages others posted below the place's table (replies to commands): its sync
 #: brings the table down when this moved.
 BURIED_FIELD = "b"
+#: How often a sync that lost its lease asked for the place's messages to be checked again (an
+#: edit of it may have landed after the new holder's): its next sync edits every message.
+RECHECK_FIELD = "x"
 
 
 def shard_of(chat_id: int) -> int:

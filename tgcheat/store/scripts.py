@@ -16,6 +16,7 @@ from tgcheat.store.keys import (
     DOCUMENT_FIELD,
     LEASE_FIELD,
     LEGACY_MESSAGE_FIELD,
+    RECHECK_FIELD,
     SHOWN_FIELD,
     UPDATES_FIELD,
     VERSION_FIELD,
@@ -123,7 +124,8 @@ end
 # place to the clock. what_shows() is what a sync starts from: the version and document, the
 # shown record, how often a message was posted below the table by others (BURIED_FIELD), and
 # the group's bucket (tokens, at, until), as strings ('' for none), and, when nothing is recorded
-# yet, the message id fields of an earlier version (a flat list of fields and values).
+# yet, the message id fields of an earlier version (a flat list of fields and values), and how
+# often a lost lease asked for the messages to be checked again (RECHECK_FIELD).
 LEASE = f"""
 local function lease_holder(key, now)
   local lease = redis.call('HGET', key, '{LEASE_FIELD}')
@@ -142,8 +144,8 @@ local function take_lease(key, due, place, token, now, lease_ms)
 end
 
 local function what_shows(key, bucket)
-  local fields = redis.call(
-    'HMGET', key, '{VERSION_FIELD}', '{DOCUMENT_FIELD}', '{SHOWN_FIELD}', '{BURIED_FIELD}')
+  local fields = redis.call('HMGET', key, '{VERSION_FIELD}', '{DOCUMENT_FIELD}', '{SHOWN_FIELD}',
+    '{BURIED_FIELD}', '{RECHECK_FIELD}')
   local budget = redis.call('HMGET', bucket, 'tokens', 'at', 'until')
   -- Nothing recorded yet: the message ids an earlier version kept, if any (a live game's
   -- first sync after the upgrade takes them over).
@@ -158,7 +160,7 @@ local function what_shows(key, bucket)
     end
   end
   return {{fields[1] or '0', fields[2] or '', fields[3] or '', fields[4] or '0',
-          budget[1] or '', budget[2] or '', budget[3] or '', legacy}}
+          budget[1] or '', budget[2] or '', budget[3] or '', legacy, fields[5] or '0'}}
 end
 """
 
@@ -314,10 +316,11 @@ def begin_call(
 
 # A sync ends (keys and arguments: end_call): what Telegram confirmed is kept, the group's
 # tokens spent for what was sent there, Telegram's flood wait on the group kept. When the
-# session changed meanwhile (its version, or a message posted below the table), the lease is
-# kept for another round and what_shows() answered after a 1 ({1, ...}); else the lease goes
-# and the place is due when what is left can go ({0}). {-1}: the lease was lost (another
-# process took the place over after it ran out): nothing is written.
+# session changed meanwhile (its version, a message posted below the table, a check of the
+# messages asked for), the lease is kept for another round and what_shows() answered after a 1
+# ({1, ...}); else the lease goes and the place is due when what is left can go ({0}). {-1}:
+# the lease was lost (another process took the place over after it ran out): nothing is
+# written.
 END_SCRIPT = (
     TOKEN_BUCKET
     + LEASE
@@ -339,8 +342,8 @@ if flood_until > now and flood_until > (tonumber(redis.call('HGET', KEYS[2], 'un
   redis.call('HSET', KEYS[2], 'until', flood_until)
   keep(KEYS[2], flood_until - now + 600000)
 end
-local current = redis.call('HMGET', KEYS[1], '{VERSION_FIELD}', '{BURIED_FIELD}')
-if current[1] ~= ARGV[2] or (current[2] or '0') ~= ARGV[3] then
+local current = redis.call('HMGET', KEYS[1], '{VERSION_FIELD}', '{BURIED_FIELD}', '{RECHECK_FIELD}')
+if current[1] ~= ARGV[2] or (current[2] or '0') ~= ARGV[3] or (current[3] or '0') ~= ARGV[12] then
   take_lease(KEYS[1], KEYS[3], ARGV[11], ARGV[1], now, tonumber(ARGV[10]))
   local shows = what_shows(KEYS[1], KEYS[2])
   table.insert(shows, 1, 1)
@@ -374,6 +377,7 @@ def end_call(
     due_ms: int,
     lease_ms: int,
     place: str,
+    recheck: int = 0,
 ) -> ScriptCall:
     return ScriptCall(
         [
@@ -393,6 +397,54 @@ def end_call(
             due_ms,  # ARGV[9] when the place is to be synced again (0: nothing is left)
             lease_ms,  # ARGV[10]
             place,  # ARGV[11] the place (Place.key)
+            recheck,  # ARGV[12] how often a check of the messages was asked for, as synced
+        ],
+    )
+
+
+# A sync that takes its time (Telegram slow to answer) keeps what it has shown so far while its
+# lease lasts (keys and arguments: checkpoint_call): a process that dies, or whose lease runs out
+# under a slow Telegram, leaves the place to the clock with every request it made known. The
+# lease is not made longer: a place waits for one slow sync at most a lease's time. Answers 1,
+# or 0 when the lease is another's (or the place's session is gone): nothing is written.
+CHECKPOINT_SCRIPT = f"""
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local lease = redis.call('HGET', KEYS[1], '{LEASE_FIELD}')
+if not lease or string.match(lease, '(%S+)') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], '{SHOWN_FIELD}', ARGV[2])
+return 1
+"""
+
+
+def checkpoint_call(*, session_key: str, token: str, shown: bytes) -> ScriptCall:
+    return ScriptCall(
+        [session_key],  # KEYS[1] the session hash
+        [
+            token,  # ARGV[1] the sync's lease token
+            shown,  # ARGV[2] what the sync has shown so far
+        ],
+    )
+
+
+# A sync that lost its lease asks for the place's messages to be checked again (keys and
+# arguments: recheck_call): its edits may have landed after the new holder's.
+RECHECK_SCRIPT = f"""
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HINCRBY', KEYS[1], '{RECHECK_FIELD}', 1)
+redis.call('ZADD', KEYS[2], ARGV[1], ARGV[2])
+return 1
+"""
+
+
+def recheck_call(*, session_key: str, due_key: str, now_ms: int, place: str) -> ScriptCall:
+    return ScriptCall(
+        [
+            session_key,  # KEYS[1] the session hash
+            due_key,  # KEYS[2] the places due to be synced (of the chat's shard)
+        ],
+        [
+            now_ms,  # ARGV[1] when the place is due
+            place,  # ARGV[2] the place (Place.key)
         ],
     )
 

@@ -25,7 +25,17 @@ from tgcheat.store.budget import GroupBucket
 from tgcheat.store.clock import due_in_shards
 from tgcheat.store.direct import DirectCommands
 from tgcheat.store.keys import LEASE_FIELD, LEGACY_MESSAGE_FIELD, SHOWN_FIELD, Keys
-from tgcheat.store.scripts import BEGIN_SCRIPT, END_SCRIPT, LEASE_MS, begin_call, end_call
+from tgcheat.store.scripts import (
+    BEGIN_SCRIPT,
+    CHECKPOINT_SCRIPT,
+    END_SCRIPT,
+    LEASE_MS,
+    RECHECK_SCRIPT,
+    begin_call,
+    checkpoint_call,
+    end_call,
+    recheck_call,
+)
 from tgcheat.store.timeout import bounded
 from tgcheat.table.place import Place
 from tgcheat.table.session import Session
@@ -49,6 +59,8 @@ class Lease:
     #: prefix: "table", "hand:<user id>"), when nothing is recorded yet: a live game's first
     #: sync after the upgrade edits those messages rather than posting new ones.
     legacy: Mapping[str, int] = field(default_factory=dict)
+    #: How often a sync that lost its lease asked for the messages to be checked again.
+    recheck: int = 0
 
 
 class LeaseLost(Exception):
@@ -78,10 +90,12 @@ class ShownRecords:
         self.lease_ms = lease_ms
         self._begin = redis.register_script(BEGIN_SCRIPT)
         self._end = redis.register_script(END_SCRIPT)
+        self._checkpoint = redis.register_script(CHECKPOINT_SCRIPT)
+        self._recheck = redis.register_script(RECHECK_SCRIPT)
 
     def leased(self, place: Place, token: str, shows: Sequence[Any]) -> Lease:
         """The lease ``token`` took, from the scripts' what_shows() answer."""
-        version, document, shown, buried, tokens, at, until, legacy = shows
+        version, document, shown, buried, tokens, at, until, legacy, recheck = shows
         fields = [_bytes(item).decode() for item in legacy or ()]
         prefix = len(LEGACY_MESSAGE_FIELD)
         kept = {
@@ -97,6 +111,7 @@ class ShownRecords:
             buried=int(buried),
             bucket=GroupBucket.of(tokens, at, until),
             legacy=kept,
+            recheck=int(recheck),
         )
 
     async def begin(self, place: Place, now_ms: int) -> Lease | None:
@@ -147,6 +162,7 @@ class ShownRecords:
             due_ms=due_ms,
             lease_ms=self.lease_ms,
             place=place.key,
+            recheck=lease.recheck,
         )
         answer = await bounded(self._direct.run_script(self._end, call.keys, call.args))
         outcome = int(answer[0])
@@ -155,6 +171,24 @@ class ShownRecords:
         if outcome == 0:
             return None
         return self.leased(place, lease.token, answer[1:])
+
+    async def checkpoint(self, place: Place, lease: Lease, shown: bytes) -> bool:
+        """What the sync has shown so far, kept while its lease lasts; False when the lease
+        is another's now."""
+        call = checkpoint_call(
+            session_key=self._keys.session(place), token=lease.token, shown=shown
+        )
+        return bool(await bounded(self._direct.run_script(self._checkpoint, call.keys, call.args)))
+
+    async def recheck(self, place: Place, now_ms: int) -> None:
+        """Ask for the place's messages to be checked again by its next sync (due now)."""
+        call = recheck_call(
+            session_key=self._keys.session(place),
+            due_key=self._keys.due(place.chat_id),
+            now_ms=now_ms,
+            place=place.key,
+        )
+        await bounded(self._direct.run_script(self._recheck, call.keys, call.args))
 
     async def due(self, now_ms: int, limit: int = 64) -> list[Place]:
         """Places with something left to sync by ``now_ms``, at most ``limit``."""

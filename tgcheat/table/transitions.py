@@ -336,6 +336,9 @@ def _picked(session: Session, user_id: int, plays: int, selected: Counter[Rank])
     picks = tuple(pick for pick in session.picks if pick[0] != user_id)
     if selection:
         picks += ((user_id, plays, selection),)
+    if picks == session.picks:
+        # The same tap again (its keyboard did not show it yet): nothing to store.
+        return session
     return dataclasses.replace(session, picks=picks)
 
 

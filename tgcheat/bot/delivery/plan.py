@@ -134,6 +134,9 @@ class Shown:
     buried_seen: int = 0
     #: The game whose result was counted in the statistics.
     counted: str = ""
+    #: How many checks of the messages (the store's count) were made: a larger one has
+    #: every message edited again.
+    recheck_seen: int = 0
 
     def posted_up_to(self, chat: Chat, log: str) -> int:
         """The number of the last line of ``log`` posted in ``chat`` (0: none)."""
@@ -333,6 +336,13 @@ def without_chat(shown: Shown, chat: Chat) -> Shown:
     slots = {name: slot for name, slot in shown.slots.items() if slot.chat != chat}
     kept = {at: ids for at, ids in shown.kept.items() if at != chat}
     return replace(shown, slots=slots, kept=kept)
+
+
+def unsure(shown: Shown) -> Shown:
+    """``shown`` without knowing what its messages show: each is edited again to what it
+    should show (an older edit may have landed last)."""
+    slots = {name: replace(slot, digest="") for name, slot in shown.slots.items()}
+    return replace(shown, slots=slots)
 
 
 def log_of(epoch: str) -> str:

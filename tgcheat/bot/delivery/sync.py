@@ -17,11 +17,15 @@ the end of the sync (which keeps what was confirmed, spends the group's tokens a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
-from collections.abc import Callable, Mapping, Sequence
+import time
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from telegram.error import Forbidden, NetworkError, TelegramError
 
 from tgcheat.bot import views
@@ -42,6 +46,7 @@ from tgcheat.bot.delivery.plan import (
     log_of,
     of_this_game,
     plan,
+    unsure,
     without_chat,
 )
 from tgcheat.bot.delivery.shown_codec import decode_shown, encode_shown
@@ -89,12 +94,17 @@ class _ChatRun:
 
 @dataclass(slots=True)
 class _Round:
+    #: What is shown: the round's start, with what Telegram confirmed since.
     shown: Shown
+    #: What was shown when the round started.
+    started: Shown
     spent: int = 0
     due_ms: int = 0
     flood_until_ms: int = 0
-    #: Messages this round posted: deleted should the lease turn out lost.
+    #: Messages this round posted: deleted should the lease turn out lost (but for the first
+    #: ``kept_posts``, which a checkpoint recorded for the next holder).
     posted: list[tuple[Chat, int]] = field(default_factory=list)
+    kept_posts: int = 0
     topic_gone: TopicGone | None = None
     #: Private chats found unreachable.
     unreachable: list[int] = field(default_factory=list)
@@ -145,28 +155,23 @@ class Delivery:
         gone: TopicGone | None = None
         held: set[Chat] = set()
         for _ in range(MAX_ROUNDS):
-            try:
-                done = await self._round(place, lease, answering, reach)
-            except BaseException:
-                # Nothing of the round is known to be confirmed: the record stays as it was,
-                # and the place is let go, due again soon (not held until the lease ends).
-                await self._let_go(place, lease)
-                raise
+            wanted, done = await self._prepare(place, lease, reach)
             reach = None
+            try:
+                async with self._kept(place, lease, done):
+                    await self._show(place, lease, wanted, done, answering)
+            except BaseException:
+                # What was confirmed so far is kept, and the place let go, due again soon.
+                log.info("chat %s: a sync stopped on the way, let go", place)
+                await self._let_go(place, lease, done)
+                raise
             gone = gone or done.topic_gone
             held |= done.held
             try:
-                following = await self.store.shown.end(
-                    place,
-                    lease,
-                    encode_shown(done.shown),
-                    spent=done.spent,
-                    flood_until_ms=done.flood_until_ms,
-                    due_ms=done.due_ms,
-                    now_ms=self.clock(),
-                )
+                following = await self._end(place, lease, done)
             except LeaseLost:
-                await self._take_back(done.posted)
+                log.info("chat %s: the lease ran out under this sync, taken back", place)
+                await self._take_back(place, done.posted[done.kept_posts :])
                 return frozenset(held)
             if following is None:
                 break
@@ -175,10 +180,31 @@ class Delivery:
             raise gone
         return frozenset(held)
 
-    async def _round(
-        self, place: Place, lease: Lease, answering: int | None, reach: int | None
-    ) -> _Round:
-        now = self.clock()
+    async def _end(self, place: Place, lease: Lease, done: _Round) -> Lease | None:
+        """The round's end kept in Redis, tried again while Redis restarts (for a lease's time
+        at most): given up, the place would wait for its lease to run out."""
+        delay_s, give_up = 0.05, time.monotonic() + self.store.shown.lease_ms / 1000
+        while True:
+            try:
+                return await self.store.shown.end(
+                    place,
+                    lease,
+                    encode_shown(done.shown),
+                    spent=done.spent,
+                    flood_until_ms=done.flood_until_ms,
+                    due_ms=done.due_ms,
+                    now_ms=self.clock(),
+                )
+            except (RedisConnectionError, RedisTimeoutError, TimeoutError):
+                if time.monotonic() > give_up:
+                    raise
+                await asyncio.sleep(delay_s)
+                delay_s = min(delay_s * 2, 1.0)
+
+    async def _prepare(
+        self, place: Place, lease: Lease, reach: int | None
+    ) -> tuple[Desired, _Round]:
+        """What the place should show, and what is shown as this round starts from it."""
         session = lease.session
         shown = decode_shown(lease.shown)
         wanted = self.desired(session)
@@ -186,6 +212,8 @@ class Delivery:
             shown = taken_over(lease.legacy, wanted, session)
         if lease.buried > shown.buried_seen:
             shown = dataclasses.replace(buried(shown, place), buried_seen=lease.buried)
+        if lease.recheck > shown.recheck_seen:
+            shown = dataclasses.replace(unsure(shown), recheck_seen=lease.recheck)
         shown = of_this_game(shown, wanted.log)
         if session is not None and session.without_group:
             shown = without_chat(shown, place)
@@ -193,7 +221,14 @@ class Delivery:
             shown = _reached(shown, reach)
         if session is not None:
             shown = await self._counted(session, shown)
-        done = _Round(shown)
+        return wanted, _Round(shown, started=shown)
+
+    async def _show(
+        self, place: Place, lease: Lease, wanted: Desired, done: _Round, answering: int | None
+    ) -> None:
+        """The plan's requests, within the budgets; what Telegram confirms is folded into
+        ``done`` as it comes."""
+        now = self.clock()
         for _ in range(REPLANS):
             steps = plan(wanted, done.shown)
             if answering is not None:
@@ -207,40 +242,53 @@ class Delivery:
             steps = await self._within_bot_budget(steps, now, done)
             if not steps:
                 break
-            runs = await self._run_all(steps)
-            replan = False
-            for chat, run in runs:
-                for request, answer in run.done:
-                    done.shown = confirmed(done.shown, wanted, request, answer)
-                    if isinstance(request, Send) and answer is not None:
-                        done.posted.append((chat, answer))
+            by_chat: dict[Chat, list[Step]] = {}
+            for step in steps:
+                by_chat.setdefault(step.chat, []).append(step)
+            runs = {chat: _ChatRun() for chat in by_chat}
+            with self.sender.paid():
+                await asyncio.gather(
+                    *(
+                        self._run(chat, chat_steps, runs[chat], wanted, done)
+                        for chat, chat_steps in by_chat.items()
+                    )
+                )
+            for chat, run in runs.items():
                 done.due_at(run.again_ms)
                 done.flood_until_ms = max(done.flood_until_ms, run.flood_until_ms)
                 done.topic_gone = done.topic_gone or run.topic_gone
                 if run.flooded:
                     done.held.add(chat)
-                replan = replan or run.replan
                 if run.unreachable and isinstance(chat, int) and chat != place.chat_id:
                     done.unreachable.append(chat)
-            if not replan:
+            if not any(run.replan for run in runs.values()):
                 break
-        await self._after(place, session, shown, done)
-        return done
+        await self._after(place, lease.session, done)
 
-    async def _run_all(self, steps: Sequence[Step]) -> list[tuple[Chat, _ChatRun]]:
-        """Each chat's steps in order, the chats side by side."""
-        by_chat: dict[Chat, list[Step]] = {}
-        for step in steps:
-            by_chat.setdefault(step.chat, []).append(step)
-        with self.sender.paid():
-            runs = await asyncio.gather(
-                *(self._run(chat, chat_steps) for chat, chat_steps in by_chat.items())
-            )
-        return list(zip(by_chat, runs, strict=True))
+    @contextlib.asynccontextmanager
+    async def _kept(self, place: Place, lease: Lease, done: _Round) -> AsyncIterator[None]:
+        """While the round's requests take their time, what it has shown so far is kept (a
+        checkpoint a third of a lease apart): a process that dies, or whose lease runs out
+        under a slow Telegram, leaves every request it made known to the next sync."""
+        period_s = self.store.shown.lease_ms / 3000
 
-    async def _after(
-        self, place: Place, session: Session | None, before: Shown, done: _Round
-    ) -> None:
+        async def keep() -> None:
+            while True:
+                await asyncio.sleep(period_s)
+                saved = len(done.posted)
+                if not await self.store.shown.checkpoint(place, lease, encode_shown(done.shown)):
+                    return
+                done.kept_posts = saved
+
+        keeping = asyncio.create_task(keep(), name=f"checkpoint {place.key}")
+        try:
+            yield
+        finally:
+            keeping.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await keeping
+
+    async def _after(self, place: Place, session: Session | None, done: _Round) -> None:
         """What a round found out besides its requests' answers: players the bot cannot
         reach (the group is told once), players dealt their first hand."""
         if done.unreachable and session is not None:
@@ -248,7 +296,7 @@ class Delivery:
                 done.shown, unreachable=done.shown.unreachable | frozenset(done.unreachable)
             )
             await self._tell_unreachable(place, session, done.unreachable)
-        await self._remember_dealt(place, before, done.shown)
+        await self._remember_dealt(place, done.started, done.shown)
 
     def desired(self, session: Session | None) -> Desired:
         """What ``session`` should be shown by (nothing, without a session)."""
@@ -301,10 +349,11 @@ class Delivery:
                 done.spent -= step.group_cost
         return [step for step, taken in zip(steps, granted, strict=True) if taken]
 
-    async def _run(self, chat: Chat, steps: Sequence[Step]) -> _ChatRun:
-        """One chat's steps, in order; the first failure stops them (what is left is planned
-        again at the next sync)."""
-        run = _ChatRun()
+    async def _run(
+        self, chat: Chat, steps: Sequence[Step], run: _ChatRun, wanted: Desired, done: _Round
+    ) -> None:
+        """One chat's steps, in order, each answer folded into ``done`` as it comes; the
+        first failure stops them (what is left is planned again at the next sync)."""
         for step in steps:
             for request in step.requests:
                 try:
@@ -314,32 +363,33 @@ class Delivery:
                     run.flooded = True
                     if flooded.chat_waits and flooded.in_group:
                         run.flood_until_ms = flooded.until_ms
-                    return run
+                    return
                 except TopicGone as gone:
                     run.topic_gone = gone
-                    return run
+                    return
                 except Forbidden:
                     run.unreachable = True
-                    return run
+                    return
                 except (NetworkError, TelegramError) as error:
                     log.info(
                         "chat %s: a request not confirmed (%s), tried again later", chat, error
                     )
                     run.again_ms = self.clock() + RETRY_MS
-                    return run
+                    return
                 except Exception:
                     log.exception("chat %s: a request failed, tried again later", chat)
                     run.again_ms = self.clock() + RETRY_MS
-                    return run
+                    return
                 if answer is _UNREACHABLE:
                     run.unreachable = True
-                    return run
-                run.done.append((request, answer))
+                    return
+                done.shown = confirmed(done.shown, wanted, request, answer)
+                if isinstance(request, Send) and answer is not None:
+                    done.posted.append((chat, answer))
                 if answer == GONE:
                     # The rest of the step was planned on that message: planned again.
                     run.replan = True
-                    return run
-        return run
+                    return
 
     async def _request(self, request: Request) -> int | None:
         """One request: a sent message's id, None for an edit or a deletion done, GONE for a
@@ -413,8 +463,10 @@ class Delivery:
         except Exception as error:
             log.warning("where %s play was not remembered: %s", dealt, error)
 
-    async def _let_go(self, place: Place, lease: Lease) -> None:
-        """The lease let go after a round failed on the way, with the record as it was."""
+    async def _let_go(self, place: Place, lease: Lease, done: _Round) -> None:
+        """The lease let go after a round failed on the way (or was cancelled), with what it
+        had shown: the place is due again soon."""
+        shown = encode_shown(done.shown)
         try:
             held: Lease | None = lease
             for _ in range(MAX_ROUNDS):
@@ -423,18 +475,24 @@ class Delivery:
                 held = await self.store.shown.end(
                     place,
                     held,
-                    held.shown,
-                    spent=0,
-                    flood_until_ms=0,
+                    shown,
+                    spent=done.spent,
+                    flood_until_ms=done.flood_until_ms,
                     due_ms=self.clock() + RETRY_MS,
                     now_ms=self.clock(),
                 )
         except Exception as error:
             log.warning("chat %s: the lease was not let go (%s); it runs out", place, error)
 
-    async def _take_back(self, posted: list[tuple[Chat, int]]) -> None:
+    async def _take_back(self, place: Place, posted: list[tuple[Chat, int]]) -> None:
         """The lease ran out under a slow Telegram and another process synced the place: what
-        this one posted meanwhile is not in its record, and goes (the one compensation)."""
+        this one posted meanwhile is not in its record, and goes; what it edited may have
+        landed after the other's edits, so the place's next sync checks every message again
+        (the one compensation)."""
+        try:
+            await self.store.shown.recheck(place, self.clock())
+        except Exception as error:
+            log.warning("chat %s: a check of its messages not asked for (%s)", place, error)
         for chat, message_id in posted:
             try:
                 await self.sender.delete(chat, message_id, priority=Priority.LATER)
