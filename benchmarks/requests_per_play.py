@@ -8,7 +8,7 @@ Bot API of the tests, a throwaway Redis): ``/new``, every player's Join link, St
 move as the taps a person makes — a rank on the hand keyboard per card and Play, Cheat! or I
 believe you, Pass, a vote. Unlike the transcript, nothing is forced (no turn left to run out, no
 Cheat! call made for show) and everything runs as in production: the group's message budget
-(20 a minute, bursts of 4) is on, and every clock — the handlers', the publisher's, the sender's,
+(20 a minute, bursts of 4) is on, and every clock — the handlers', delivery's, the sender's,
 the game clock's, the offline API's — is one virtual clock that moves ``--tap-s`` seconds per
 tap, with the game clock's tick run once a second of it in between, as a process does.
 
@@ -107,7 +107,7 @@ class PacedTable(Table):
             self.clock.now_ms = min(end, self.clock.now_ms + 1_000)
             mark = len(self.fake.calls)
             await self.timers.fire_due(self.clock.now_ms)
-            await self.timers.refresh_deferred_tables(self.clock.now_ms)
+            await self.timers.sync_due(self.clock.now_ms)
             self._count("the clock", mark)
 
 

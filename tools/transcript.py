@@ -647,10 +647,8 @@ async def transcript(lang: str, seed: int, players: int, preset: str) -> str:
         await app.initialize()
         try:
             app.routes.shell.rng = random.Random(seed)
+            # One clock for the whole bot: the commits, delivery's budgets, the game clock.
             app.routes.shell.clock = clock
-            # The store's commits count the group's budget on the same clock as the replies
-            # and the game's story do (else a message counted on this one finds it spent).
-            app.routes.shell.store.sessions.clock = clock
             title = TITLES.get(lang, TITLES["en"])
             table = Table(app, fake, clock, users, title, random.Random(seed))
             await play_game(table, preset)

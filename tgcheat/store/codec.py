@@ -146,11 +146,12 @@ def _told_doc(told: Told) -> list[Any]:
             rank = int(event.rank) if event.rank is not None else None
             lines.append([seq, event.seat, rank, int(event.by_vote)])
     epochs = [list(pair) for pair in told.hand_epochs]
-    return [told.game_id, told.count, told.table_epoch, epochs, lines]
+    return [told.game_id, told.count, told.table_epoch, epochs, lines, list(told.turn_told)]
 
 
 def _told_from_doc(doc: list[Any]) -> Told:
-    game_id, count, table_epoch, epochs, lines = doc
+    game_id, count, table_epoch, epochs, lines, *rest = doc
+    turn_told = (int(rest[0][0]), int(rest[0][1])) if rest else (-1, -1)
     numbered: list[tuple[int, Announcement]] = []
     for line in lines:
         if len(line) == 8:
@@ -174,6 +175,7 @@ def _told_from_doc(doc: list[Any]) -> Told:
         count=count,
         table_epoch=table_epoch,
         hand_epochs=tuple((user, epoch) for user, epoch in epochs),
+        turn_told=turn_told,
     )
 
 

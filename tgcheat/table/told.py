@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tgcheat.engine.events import Event
+from tgcheat.engine.events import Event, FinalPlayPending, PassRequested, TurnStarted
 from tgcheat.engine.state import GameState
 from tgcheat.table.audiences import Announcement, audience
 from tgcheat.table.chronicle import Notice
@@ -39,6 +39,10 @@ class Told:
     #: Per player (user id), moves when their hand comes back as a new message that
     #: notifies (their turn, an answer asked of them in private, a notice for them).
     hand_epochs: tuple[tuple[int, int], ...] = ()
+    #: The turn its player was last told of: (seat, play count); (-1, -1) none. A turn that
+    #: starts again for the same player at the same play (a Cheat! call under ``continue``)
+    #: edits their hand rather than notifying them twice.
+    turn_told: tuple[int, int] = (-1, -1)
 
     def hand_epoch(self, user_id: int) -> int:
         return next((epoch for user, epoch in self.hand_epochs if user == user_id), 0)
@@ -63,8 +67,13 @@ def told_after(
     numbered = tuple(
         (told.count + index, event) for index, event in enumerate(shown.announcements, start=1)
     )
+    turns = {event.seat for event in events if isinstance(event, TurnStarted)}
+    turn_told = (state.turn, state.plays) if turns else told.turn_told
+    again = turn_told if turns and turn_told == told.turn_told else None
     epochs = dict(told.hand_epochs)
     for seat in shown.notified:
+        if again is not None and seat == again[0] and _only_turn(seat, events, notice):
+            continue
         user_id = state.players[seat].user_id
         epochs[user_id] = epochs.get(user_id, 0) + 1
     return Told(
@@ -73,7 +82,21 @@ def told_after(
         count=told.count + len(numbered),
         table_epoch=told.table_epoch + int(shown.table_moves),
         hand_epochs=tuple(sorted(epochs.items())),
+        turn_told=turn_told,
     )
+
+
+def _only_turn(seat: int, events: Sequence[Event], notice: Notice | None) -> bool:
+    """Whether ``seat`` is notified of its turn only (not asked to vote or to answer last
+    cards, nor told of a notice)."""
+    if notice is not None and notice.seat == seat:
+        return False
+    for event in events:
+        if isinstance(event, FinalPlayPending) and seat in event.answerers:
+            return False
+        if isinstance(event, PassRequested) and seat in event.voters:
+            return False
+    return True
 
 
 def told_noticed(told: Told, state: GameState, notice: Notice) -> Told:

@@ -103,17 +103,10 @@ def _hand_slots(
                 view,
                 priority=Priority.MUST if awaited else Priority.LATER,
                 edit_priority=Priority.LATER,
-                keep_former=not _acts(view),
+                keep_former=True,
             )
         )
     return slots
-
-
-def _acts(view: views.View) -> bool:
-    """Whether a message's buttons act on the game (their data goes out of date), rather than
-    only open the Mini App."""
-    rows = view.markup["inline_keyboard"] if view.markup else []
-    return any("callback_data" in button for row in rows for button in row)
 
 
 def _lines(session: Session, state: GameState, told: Told) -> tuple[WantedLine, ...]:

@@ -22,8 +22,9 @@ The request savings are rules of ``plan``, in one place:
 - a former message that should leave is retired before its successor is posted, so a chat
   never shows two messages with a slot's buttons;
 - a slot posted anew only because others' messages buried it goes at its edit's priority;
-- a former message whose buttons do not act on the game (a hand that only opens the Mini App)
-  is left as it is, and goes with the others kept until the end, in one request per chat;
+- a former message whose buttons do not act on the game (a hand shown while it was not the
+  player's turn, or one that only opens the Mini App) is left as it is, and goes with the
+  others kept until the end, in one request per chat;
 - a place's messages of another game (the last game's table with its result, its hands) are
   left as they are and forgotten (``of_this_game``): their buttons name their game, which
   refuses them;
@@ -44,6 +45,13 @@ from tgcheat.table.place import Where
 
 #: Where a message is: a group (a topic of it), or a person's private chat (their user id).
 Chat = Where
+
+
+def acts(view: View) -> bool:
+    """Whether a message's buttons act on the game (their data goes out of date), rather than
+    only open a link or the Mini App."""
+    rows = view.markup["inline_keyboard"] if view.markup else []
+    return any("callback_data" in button for row in rows for button in row)
 
 
 def digest(view: View) -> str:
@@ -115,6 +123,8 @@ class ShownSlot:
     digest: str
     #: A message was posted in its chat below it.
     buried: bool = False
+    #: Its buttons act on the game (their data goes out of date once it is replaced).
+    acts: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,7 +303,7 @@ def _move(
     rest = list(lines)
     for slot in anew:
         current = shown.slots.get(slot.name)
-        if current is None or _left_as_it_is(slot):
+        if current is None or _left_as_it_is(slot, current):
             continue
         if slot.former is None and rest:
             line = rest.pop(0)
@@ -407,10 +417,12 @@ def _sent(shown: Shown, desired: Desired, request: Send, message_id: int) -> Sho
     else:
         former = slots.get(role.name)
         wanted = next((slot for slot in desired.slots if slot.name == role.name), None)
-        left = wanted is not None and _left_as_it_is(wanted)
+        left = wanted is not None and _left_as_it_is(wanted, former)
         if former is not None and former.chat == request.chat and left:
             kept[request.chat] = (*kept.get(request.chat, ()), former.message_id)
-        slots[role.name] = ShownSlot(request.chat, message_id, role.epoch, digest(request.view))
+        slots[role.name] = ShownSlot(
+            request.chat, message_id, role.epoch, digest(request.view), acts=acts(request.view)
+        )
     return replace(shown, slots=slots, last_line=last_line, kept=kept)
 
 
@@ -431,7 +443,9 @@ def _edited(shown: Shown, desired: Desired, request: EditTo, answer: int | None)
         if answer == GONE:
             slots.pop(role.name, None)
         elif role.name in slots:
-            slots[role.name] = replace(slots[role.name], digest=digest(request.view))
+            slots[role.name] = replace(
+                slots[role.name], digest=digest(request.view), acts=acts(request.view)
+            )
         return replace(shown, slots=slots)
     if owner is not None:
         slots.pop(owner)
@@ -444,9 +458,10 @@ def _edited(shown: Shown, desired: Desired, request: EditTo, answer: int | None)
     return replace(shown, slots=slots, last_line=last_line, kept=kept)
 
 
-def _left_as_it_is(slot: WantedSlot) -> bool:
-    """A former message kept without a record of its own: left as it is (no request)."""
-    return slot.keep_former and slot.former is None
+def _left_as_it_is(slot: WantedSlot, current: ShownSlot | None) -> bool:
+    """A former message kept without a record of its own: left as it is (no request), when
+    its buttons do not act on the game."""
+    return slot.keep_former and slot.former is None and current is not None and not current.acts
 
 
 def _keeps_former(desired: Desired, name: str) -> bool:

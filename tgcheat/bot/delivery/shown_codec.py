@@ -15,7 +15,14 @@ from tgcheat.table.place import Place
 def encode_shown(shown: Shown) -> bytes:
     document: dict[str, Any] = {
         "s": {
-            name: [_chat(slot.chat), slot.message_id, slot.epoch, slot.digest, int(slot.buried)]
+            name: [
+                _chat(slot.chat),
+                slot.message_id,
+                slot.epoch,
+                slot.digest,
+                int(slot.buried),
+                int(slot.acts),
+            ]
             for name, slot in shown.slots.items()
         },
         "l": [[_chat(chat), log, seq] for chat, (log, seq) in shown.last_line.items()],
@@ -38,8 +45,11 @@ def decode_shown(raw: bytes | None) -> Shown:
         return Shown()
     document = orjson.loads(raw)
     slots = {
-        name: ShownSlot(_of_chat(chat), int(message_id), str(epoch), str(digest), bool(buried))
-        for name, (chat, message_id, epoch, digest, buried) in document["s"].items()
+        name: ShownSlot(
+            _of_chat(chat), int(message_id), str(epoch), str(digest), bool(buried), bool(acts)
+        )
+        for name, (chat, message_id, epoch, digest, buried, *rest) in document["s"].items()
+        for acts in (rest[0] if rest else 1,)
     }
     last_line = {_of_chat(chat): (str(log), int(seq)) for chat, log, seq in document["l"]}
     kept = {_of_chat(chat): tuple(int(i) for i in ids) for chat, ids in document["k"]}
