@@ -203,7 +203,8 @@ class LobbyHandlers:
         text = tr._(HELP_TEXT) + "\n" + tr._(STATS_HINT)
         if not command.in_group:
             text += "\n\n" + tr._(SOLO_HINT)
-        await self.shell.tell(command.asker, views.View(text))
+        # A page, as every message: in Arabic its lines (and /commands) read right to left.
+        await self.shell.tell(command.asker, views.page(tr, text))
 
     async def join_command(self, command: Command) -> None:
         if not command.in_group:
