@@ -222,6 +222,10 @@ def _payload_place(where: Where) -> str:
 
 
 def count_cards(tr: Translator, count: int) -> str:
+    if count == 0:
+        # A message of its own: where 0 takes the singular by the plural rule (pt, fr), a
+        # language may still say "0 cartas" of an empty pile or hand.
+        return tr.pgettext("no cards", "0 cards")
     return tr.ngettext("{count} card", "{count} cards", count).format(count=count)
 
 
