@@ -52,7 +52,7 @@ HELP_TEXT = N_(
 )
 
 PING_ON = N_("🔔 I will tell you in private when the next game opens here.")
-PING_OFF = N_("🔕 You will not be told of the next game here.")
+PING_OFF = N_("🔕 I won't tell you about the next game here.")
 STATS_HINT = N_("📊 /stats: your statistics · /top: a group's best · /forgetme deletes yours")
 SOLO_HINT = N_("🤖 No group at hand? /play starts a game against computer players right here.")
 
