@@ -59,7 +59,8 @@ async def test_settings_menu_saves_per_group_and_refuses_invalid_combinations(
     session, _ = await bot.store.load(GROUP_ID)
     assert session is not None and session.rules == rules
     await bot.command(ADMIN, "/rules")
-    assert "Challengeable plays: last two plays" in (bot.fake.last_message(GROUP_ID).plain_text or "")
+    shown = bot.fake.last_message(GROUP_ID).plain_text or ""
+    assert "Challengeable plays: last two plays" in shown
 
 
 async def test_new_with_a_preset_and_an_unknown_one(bot: BotHarness) -> None:
