@@ -763,14 +763,17 @@ def test_presets_fit_their_row(lang: str) -> None:
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_option_values_fit_two_to_a_row(lang: str) -> None:
-    """An option's menu shows its values two to a row, the current one ticked."""
+def test_option_values_fit_a_row(lang: str) -> None:
+    """An option's menu shows its values two to a row when each fits half a phone, else one
+    to a row (``views.option_view``; tests/test_views_i18n.py measures the rows drawn): each
+    value, the current one ticked, fits a row of its own."""
     tr = translator(lang)
     too_long = [
         label
         for option, values in OPTION_VALUES.items()
         for value in values
-        if len(label := "✅ " + settings_texts.value_text(tr, option, value)) > BUTTON_LIMIT
+        if views.label_width(label := "✅ " + settings_texts.value_text(tr, option, value))
+        > views.ROW_WIDTH[1]
     ]
     assert not too_long, f"{lang}: {too_long}"
 

@@ -50,7 +50,7 @@ def keyboard(rows: list[list[Button]]) -> Keyboard:
 
 #: How wide a button's label may be, by how many buttons share its row, for a phone to show it
 #: whole (Telegram cuts a label too wide for its button with "…"), in ``label_width``'s units.
-ROW_WIDTH = {1: 40, 2: 18, 3: 12, 4: 9}
+ROW_WIDTH = {1: 40, 2: 18, 3: 12, 4: 9, 5: 7}
 
 
 def label_width(label: str) -> int:
