@@ -27,18 +27,18 @@ OTHER_REGISTER: dict[str, tuple[str, ...]] = {
         "вы", "вас", "вам", "вами", "ваш", "ваша", "ваше", "ваши", "вашу", "вашего",
         "вашей", "ваших", "вашим", "отправьте", "нажмите", "выберите", "напишите",
         "добавьте", "попробуйте", "подождите", "сыграйте", "ходите", "ответьте",
-    ),  # fmt: skip
+    ),
     # ти: ви and its possessive, the polite imperatives.
     "uk": (
         "ви", "вас", "вам", "вами", "ваш", "ваша", "ваше", "ваші", "вашу", "вашого",
         "вашої", "ваших", "вашим", "надішліть", "натисніть", "виберіть", "оберіть",
         "напишіть", "додайте", "спробуйте", "зачекайте", "зіграйте", "відповідайте",
-    ),  # fmt: skip
+    ),
     # tu: vous, votre, vos, and the -ez imperatives of the bot's verbs.
     "fr": (
         "vous", "votre", "vos", "appuyez", "envoyez", "réessayez", "choisissez",
         "attendez", "touchez", "ajoutez", "jouez",
-    ),  # fmt: skip
+    ),
     # aku (with kamu): not saya, not Anda.
     "id": ("saya", "anda"),
     # Spain: tú and vosotros, not usted / ustedes; the computer is an ordenador.
