@@ -164,6 +164,25 @@ def test_the_table_rows_keep_their_columns() -> None:
         assert seen[1] == str(held) or seen[0] == str(held), seen  # leftmost: the count
 
 
+def test_the_turn_marker_points_at_the_name() -> None:
+    """Before the name of the player whose turn it is, an arrow that points at it: ▶️ in a
+    left-to-right line, ◀️ in a right-to-left one (the name is on the arrow's left)."""
+    state = game()
+    turn = state.turn + 1
+    arabic = next(
+        line
+        for line in plain_lines(views.table_view(AR, session(), state, BOT).text)
+        if re.match(rf"{RLM}{turn}\. ", line)
+    )
+    seen = visual(arabic)
+    name = state.players[state.turn].name
+    assert "\u25c0" in seen and "\u25b6" not in seen  # ◀ and ▶, their emoji selector aside
+    # Reading from the right: the seat, the arrow, then the name on its left.
+    assert seen.index(name) < seen.index("\u25c0") < seen.index(str(turn)), seen
+    english = plain_lines(views.table_view(EN, session(), state, BOT).text)
+    assert any(line.startswith(f"{turn}. ▶️ ") for line in english), english
+
+
 def test_the_hand_reads_from_the_right_like_its_keyboard() -> None:
     hand = cards("A♣", "A♦", "2♥", "7♣", "7♦", "7♥", "10♠", "K♠")
     # The hand's line, as its message shows it.

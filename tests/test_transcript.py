@@ -51,7 +51,7 @@ def test_a_game_of_three_is_written_down_the_same_way_twice(
     assert "🏆 " in text
     assert "[🔁 Play again]" in text
     assert "> 🏆 You won!" in text
-    assert "> 🏁 The game is over: you finished 2 of 3." in text
+    assert "> 🏁 The game is over. Your place: 2 of 3." in text
 
     assert paths[1].read_text(encoding="utf-8") == text
 

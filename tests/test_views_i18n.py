@@ -288,6 +288,8 @@ def rendered(tr: Translator) -> Iterator[Shown]:
     lobby = Lobby(creator=100, rules=rules, players=((100, NAMES[0]), (101, NAMES[3])))
     yield _view("lobby", views.lobby_view(tr, session(), lobby, BOT))
     yield _view("empty lobby", views.lobby_view(tr, session(), Lobby(100, rules), BOT))
+    seated = Lobby(creator=100, rules=rules, players=((100, NAMES[0]), (-1, "🤖 Ada")))
+    yield _view("lobby with a computer player", views.lobby_view(tr, session(), seated, BOT))
     yield _view("lobby cancelled", views.lobby_closed_view(tr))
     yield _view("lobby expired", views.lobby_closed_view(tr, expired=True))
     yield _view("next-game ping", views.ping_view(tr, session(), BOT))
@@ -571,19 +573,61 @@ def test_views_are_html_telegram_accepts(lang: str) -> None:
     assert not problems, f"{lang}:\n" + "\n".join(problems)
 
 
-#: A button that shares a phone's keyboard row with others, and one alone in its row.
-SHARED_ROW_LIMIT = 24
-OWN_ROW_LIMIT = 40
+# --- buttons fit a phone ------------------------------------------------------------------------
+#
+# A phone shows a keyboard row's buttons side by side in its width, each label centred in its
+# button and cut short with "…" when it does not fit: about 36-40 letters across a phone, so
+# about 18 for each of two buttons and 12 for each of three (``views.ROW_WIDTH``), an emoji
+# counting as two letters.
 
 
-@pytest.mark.parametrize("lang", LANGUAGES)
-def test_buttons_fit_a_phone(lang: str) -> None:
+@pytest.mark.parametrize("lang", available_languages())
+def test_every_button_fits_its_row_on_a_phone(lang: str) -> None:
+    """Every button label of every keyboard the views draw, in every language, measured
+    against the width a button has in its row."""
     problems = []
     for what, _, rows in rendered_in(lang):
         for row in rows:
-            limit = SHARED_ROW_LIMIT if len(row) > 1 else OWN_ROW_LIMIT
-            problems += [f"{what}: {label!r}" for label in row if len(label) > limit]
-    assert not problems, f"{lang}: buttons too long:\n" + "\n".join(problems)
+            budget = views.ROW_WIDTH[len(row)]
+            problems += [
+                f"{what}: {label!r} is {views.label_width(label)} wide, over {budget} "
+                f"for a row of {len(row)}"
+                for label in row
+                if views.label_width(label) > budget
+            ]
+    assert not problems, f"{lang}: buttons too wide:\n" + "\n".join(sorted(set(problems)))
+
+
+def test_a_label_is_measured_as_a_phone_shows_it() -> None:
+    """An emoji counts as two letters (with or without its variation selector), what draws
+    nothing as none: Arabic's RIGHT-TO-LEFT MARK, isolates."""
+    assert views.label_width("Ann") == 3
+    assert views.label_width("➕🤖 easy") == 9
+    assert views.label_width("▶️ Start") == views.label_width("🃏 Start") == 8
+    assert views.label_width("✅ nearest clockwise") == 20
+    assert views.label_width("\u200f✅ سهل") == 6
+    assert views.label_width("\u2066A\u2069 ×2") == 4
+    # The review's examples: too wide for a row of two, and their replacements not.
+    assert views.label_width("🔔 Permainan berikutnya") > views.ROW_WIDTH[2]
+    assert views.label_width("🔔 Main berikutnya") <= views.ROW_WIDTH[2]
+    assert views.label_width("➕🤖 makkelijk") > views.ROW_WIDTH[3]
+
+
+def test_the_rows_are_those_a_phone_shows() -> None:
+    """The lobby's levels are a row of three with ➖🤖 below them, not a row of four; a
+    setting's values sit two a row only when each fits half a phone."""
+    en, nl = translator("en"), translator("nl")
+    seated = Lobby(creator=100, rules=Rules(), players=((100, "Ann"), (-1, "🤖 Ada")))
+    rows = _rows(views.lobby_view(en, session(), seated, BOT).markup)
+    assert ("➕🤖 easy", "➕🤖 normal", "➕🤖 hard") in rows and ("➖🤖",) in rows
+    timer = OPTION_NAMES.index("turn_timeout_s")
+    timers = _rows(views.option_view(en, CHAT, Rules(), timer).markup)
+    assert max(len(row) for row in timers) == 2
+    nearest = OPTION_NAMES.index("challenge_priority")
+    wide = _rows(views.option_view(nl, CHAT, house_rules(), nearest).markup)
+    labels = [label for row in wide for label in row]
+    one_a_row = any(views.label_width(label) > views.ROW_WIDTH[2] for label in labels)
+    assert max(len(row) for row in wide) == (1 if one_a_row else 2)
 
 
 #: The playing card back (U+1F0A0): many Android fonts draw it as an empty box.

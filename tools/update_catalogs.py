@@ -3,7 +3,11 @@ into each catalog; the English catalog's translations are its msgids. Messages a
 file only, not line: an edit that moves a message within its file changes no catalog.
 
     python tools/update_catalogs.py            # rewrite the template and the catalogs
-    python tools/update_catalogs.py --check    # exit 1 if the template is out of date
+    python tools/update_catalogs.py --check    # exit 1 if anything is out of date or missing
+
+``--check`` writes nothing and says what is wrong: the template out of date with the code, a
+catalog not merged with the template (a message missing, or one the code no longer has), or a
+message left untranslated or fuzzy (every form of a plural).
 """
 
 from __future__ import annotations
@@ -66,28 +70,58 @@ def main(argv: list[str] | None = None) -> int:
     template = extract()
     rendered = render(template)
     if args.check:
-        if not template_is_current(rendered):
-            print("locales/tgcheat.pot is out of date: run python tools/update_catalogs.py")
-            return 1
-        return 0
+        problems = check(template, rendered)
+        for problem in problems:
+            print(problem)
+        return 1 if problems else 0
     _write_if_changed(TEMPLATE, rendered)
-    for po_path in sorted(LOCALES.glob("*/LC_MESSAGES/tgcheat.po")):
-        language = po_path.parent.parent.name
-        with po_path.open("rb") as po_file:
-            catalog = read_po(po_file, locale=language)
-        # A copy: update() adopts the template's new messages as they are, and filling the
-        # English catalog below would otherwise give every later language English texts.
-        catalog.update(copy.deepcopy(template), no_fuzzy_matching=True)
-        catalog.obsolete.clear()
-        if language == "en":
-            catalog.fuzzy = False
-            for message in catalog:
-                if message.id:
-                    message.string = message.id
-                    message.flags.discard("fuzzy")
-        if _write_if_changed(po_path, render(catalog)):
+    for po_path in catalog_paths():
+        if _write_if_changed(po_path, render(merged(po_path, template))):
             print(f"updated {po_path.relative_to(ROOT)}")
     return 0
+
+
+def catalog_paths() -> list[Path]:
+    return sorted(LOCALES.glob("*/LC_MESSAGES/tgcheat.po"))
+
+
+def merged(po_path: Path, template: Catalog) -> Catalog:
+    """A catalog merged with the template: the template's messages, in its order, with the
+    catalog's translations; the English catalog's translations are its msgids."""
+    language = po_path.parent.parent.name
+    with po_path.open("rb") as po_file:
+        catalog = read_po(po_file, locale=language)
+    # A copy: update() adopts the template's new messages as they are, and filling the
+    # English catalog below would otherwise give every later language English texts.
+    catalog.update(copy.deepcopy(template), no_fuzzy_matching=True)
+    catalog.obsolete.clear()
+    if language == "en":
+        catalog.fuzzy = False
+        for message in catalog:
+            if message.id:
+                message.string = message.id
+                message.flags.discard("fuzzy")
+    return catalog
+
+
+def check(template: Catalog, rendered: bytes) -> list[str]:
+    """What ``--check`` finds wrong, one line each; nothing when all is up to date."""
+    problems = []
+    if not template_is_current(rendered):
+        problems.append("locales/tgcheat.pot is out of date: run python tools/update_catalogs.py")
+    for po_path in catalog_paths():
+        name = po_path.relative_to(ROOT)
+        catalog = merged(po_path, template)
+        if without_dates(po_path.read_bytes()) != without_dates(render(catalog)):
+            problems.append(f"{name} is not merged: run python tools/update_catalogs.py")
+        for message in catalog:
+            if not message.id:
+                continue
+            forms = message.string if isinstance(message.string, tuple) else (message.string,)
+            if message.fuzzy or not all(forms):
+                msgid = message.id[0] if isinstance(message.id, tuple) else message.id
+                problems.append(f"{name}: not translated: {msgid!r}")
+    return problems
 
 
 def _write_if_changed(path: Path, rendered: bytes) -> bool:

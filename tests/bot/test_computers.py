@@ -167,7 +167,7 @@ async def test_a_solo_game_in_private_from_play_to_the_result(bot: BotHarness) -
     assert state.phase is Phase.FINISHED
     texts = "\n".join(m.seen_text for m in bot.fake.visible_messages(ANN.id))
     assert "🤖 A game with computer players." in texts
-    assert "Your cards in" in texts or "You won" in texts or "you finished" in texts
+    assert "Your cards in" in texts or "You won" in texts or "Your place:" in texts
     # Only Ann's chat was written to.
     chats = {call.params.get("chat_id") for call in bot.fake.calls if "chat_id" in call.params}
     assert chats == {ANN.id}

@@ -143,5 +143,5 @@ async def test_a_full_four_player_game(bot: BotHarness) -> None:
     for user in PLAYERS:
         hand = bot.fake.last_message(user.id)
         assert not hand.buttons
-        own = "You won!" if user == winner else "The game is over: you finished"
+        own = "You won!" if user == winner else "The game is over. Your place:"
         assert own in (hand.plain_text or "")

@@ -183,7 +183,7 @@ async def test_the_game_over_table_shows_the_winner_and_play_again_opens_a_lobby
     assert "2. Bob" in text and "Carol" in text
     assert "1 play" in text
     assert "You won!" in (bot.fake.last_message(ANN.id).plain_text or "")
-    assert "you finished 2 of 3" in (bot.fake.last_message(BOB.id).plain_text or "")
+    assert "Your place: 2 of 3" in (bot.fake.last_message(BOB.id).plain_text or "")
     # Carol, a player, plays again: a lobby with the same three already in.
     await bot.press(CAROL, GROUP_ID, has_op(Op.PLAY_AGAIN))
     session, _ = await bot.store.load(GROUP_ID)

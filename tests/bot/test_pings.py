@@ -44,7 +44,7 @@ async def test_notify_again_signs_off(bot: BotHarness) -> None:
     await bot.start_private(BOB)
     await bot.command(BOB, "/notify")
     await bot.command(BOB, "/notify")
-    assert "You will not be told of the next game here." in group_texts(bot)
+    assert "I won't tell you about the next game here." in group_texts(bot)
     await bot.command(ANN, "/new")
     assert _pings(bot, BOB) == []
 

@@ -23,7 +23,7 @@ from tgcheat.web import MAX_FAILED_DELIVERIES
 GROUP = -1001000000003
 ANN, BOB, CY = User(41, "Ann"), User(42, "Bob"), User(43, "Cy")
 #: What the pop-up says when a pick would not fit in the buttons.
-TOO_MANY = "You have picked as many cards as the buttons can carry"
+TOO_MANY = "You have picked as many cards as the buttons can hold"
 #: Any number of cards per play, two decks (Ann holds all but two of them), no play limit.
 ANY_COUNT = Rules(max_cards=0, decks=2, move_cap=0)
 

@@ -267,7 +267,7 @@ async def test_a_game_with_computer_players_counts_apart_and_in_no_groups_table(
     assert await bot.store.stats.person(ANN.id) == after
     await bot.command(ANN, "/stats", private(ANN))
     mine = bot.fake.last_message(ANN.id).seen_text
-    assert f"🤖 With computer players (apart): games: 1 · wins: {won}" in mine
+    assert f"🤖 With computer players (counted separately): games: 1 · wins: {won}" in mine
     assert "Games: 1 · wins: 1 (100%)" in mine
     # No group's table has a row of it: not Ann's private chat, not the group's changed.
     assert await bot.store.stats.group(ANN.id) == {}

@@ -65,8 +65,9 @@ class Move:
         if self.caller is None:
             return text
         if self.lie:
-            return f"{text} caught by {self.caller}, takes {self.taken}"
-        return f"{text} {self.caller} called it wrongly, takes {self.taken}"
+            # Who takes the pile is named: the liar, whoever played.
+            return f"{text} {self.caller} catches the bluff; {self.name} takes {self.taken}"
+        return f"{text} {self.caller} calls it wrongly and takes {self.taken}"
 
 
 def _user(state: GameState, seat: int) -> User:
@@ -229,7 +230,8 @@ async def test_the_story_is_in_the_groups_language(bot: BotHarness) -> None:
         m.seen_text for m in bot.fake.visible_messages(GROUP_ID) if "So lief es" in m.seen_text
     ]
     assert len(stories) == 1 and "1. Ann: " in stories[0] and "gefangen" not in stories[0]
-    assert "ertappt von Carol" in stories[0]
+    # Who takes the pile is said: the liar (Bob), not the one who caught him (Carol).
+    assert "Carol deckt den Bluff auf; Bob nimmt 2" in stories[0]
 
 
 async def test_a_game_against_the_computer_tells_it_in_the_private_chat(

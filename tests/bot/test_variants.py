@@ -37,8 +37,8 @@ async def test_settings_menu_saves_per_group_and_refuses_invalid_combinations(
     menu = bot.fake.last_message(GROUP_ID)
     assert "Settings" in (menu.plain_text or "")
     assert any(b["text"] == "Who may call Cheat: anyone" for b in menu.buttons)
-    # Open "Open plays", choose "last two plays".
-    await bot.press(ADMIN, GROUP_ID, "Open plays")
+    # Open "Challengeable plays", choose "last two plays".
+    await bot.press(ADMIN, GROUP_ID, "Challengeable plays")
     await bot.press(ADMIN, GROUP_ID, "last two plays")
     assert _answers(bot)[-1] == "Saved for the next games."
     rules = await bot.store.settings.group_rules(GROUP_ID)
@@ -59,7 +59,8 @@ async def test_settings_menu_saves_per_group_and_refuses_invalid_combinations(
     session, _ = await bot.store.load(GROUP_ID)
     assert session is not None and session.rules == rules
     await bot.command(ADMIN, "/rules")
-    assert "Open plays: last two plays" in (bot.fake.last_message(GROUP_ID).plain_text or "")
+    shown = bot.fake.last_message(GROUP_ID).plain_text or ""
+    assert "Challengeable plays: last two plays" in shown
 
 
 async def test_new_with_a_preset_and_an_unknown_one(bot: BotHarness) -> None:

@@ -141,6 +141,19 @@ def test_a_short_games_story_is_whole() -> None:
     assert "⋯" not in text and text.count("\n") == 2 + 2 + 1
 
 
+def test_a_story_line_is_punctuated_as_its_language_writes() -> None:
+    """The line's punctuation is the catalog's, not the code's: French puts a non-breaking
+    space before the colon ("P0 : un as"), English none; the outcome of a caught bluff
+    names who takes the pile."""
+    play = PlayEntry(1, 0, Rank.ACE, cards("K♦"), lie=True, caller=1, taker=0, taken=3)
+    session = _finished_session(Story(opening=(play,)), "P")
+    french = views.story_view(translator("fr"), session).text
+    english = views.story_view(translator("en"), session).text
+    p0, p1 = views.name_html("P0", 16), views.name_html("P1", 16)
+    assert f"1. {p0}\u00a0: un as" in french
+    assert f"1. {p0}: one ace — K♦ ❌ {p1} catches the bluff; {p0} takes 3" in english
+
+
 def test_the_story_of_a_live_game_is_never_drawn() -> None:
     session = _finished_session(_longest_story(1), "P")
     assert session.game is not None
@@ -181,11 +194,32 @@ def test_awards_level_at_the_top_are_shared() -> None:
         (7, 1),
     )
     text = _summary(tally)
-    assert "🔎 Sharpest eye: P0 and P1, 2 bluffs caught." in text
-    assert "🤥 Best liar: P0 and P1, 2 bluffs nobody caught." in text
+    # A title shared is said in the plural: "Best liars: A and B", not "Best liar: A and B".
+    assert "🔎 Sharpest eyes: P0 and P1, each with 2 bluffs caught." in text
+    assert "🤥 Best liars: P0 and P1, each with 2 bluffs nobody caught." in text
     assert "🧺 Biggest pile taken: 7 cards, by P1." in text
     three = GameTally(tuple(SeatTally(3, 1, 0, 0, 0, 0) for _ in range(3)), None)
-    assert "🤥 Best liar: P0, P1 and P2, 1 bluff nobody caught." in _summary(three)
+    assert "🤥 Best liars: P0, P1 and P2, each with 1 bluff nobody caught." in _summary(three)
+
+
+def test_a_shared_award_has_a_plural_title_in_every_language() -> None:
+    """Each language's title for an award two players share is its own, not the singular's."""
+    state = _finished_session(Story(), "P").game
+    assert state is not None
+    shared = GameTally((SeatTally(4, 2, 0, 2, 0, 0), SeatTally(4, 2, 0, 2, 0, 0)), None)
+    alone = GameTally((SeatTally(4, 2, 0, 2, 0, 0), SeatTally(4, 1, 0, 1, 0, 0)), None)
+    for lang in available_languages():
+        tr = translator(lang)
+        both = views.summary_lines(tr, state, shared)[1:]
+        one = views.summary_lines(tr, state, alone)[1:]
+        assert len(both) == len(one) == 2, (lang, both, one)
+        for with_two, with_one in zip(both, one, strict=True):
+            title = with_one.split(views.name_html("P0"))[0]
+            if lang == "id":
+                # Indonesian nouns take no plural: "masing-masing" (each) says it is shared.
+                assert "masing-masing" in with_two, with_two
+            else:
+                assert not with_two.startswith(title), (lang, with_two, with_one)
 
 
 def test_an_award_nobody_earned_is_not_given() -> None:

@@ -56,14 +56,14 @@ GROUP_COMMANDS = (
     ("new", N_("Open a new game of Cheat")),
     ("join", N_("Join the open game")),
     ("leave", N_("Leave the game")),
-    ("stop", N_("End the game (its creator or an admin)")),
+    ("stop", N_("End the game (creator or admins)")),
     ("kick", N_("Remove a player (reply to them, or give their seat)")),
     ("settings", N_("Choose the rules of this group's games")),
-    ("notify", N_("Be told in private when the next game opens")),
+    ("notify", N_("Get a private message when the next game opens")),
     ("stats", N_("Your statistics in this group, and its best")),
     ("top", N_("This group's best players")),
     ("rules", N_("The rules in force")),
-    ("language", N_("The language of this group's games (an admin)")),
+    ("language", N_("The language of this group's games (admins only)")),
     ("help", N_("How to play")),
 )
 PRIVATE_COMMANDS = (

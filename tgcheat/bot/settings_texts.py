@@ -18,7 +18,7 @@ OPTION_TEXTS: dict[str, tuple[str, str]] = {
         N_("Play goes on with the next player, or the challenge's winner opens a new round."),
     ),
     "challenge_priority": (
-        N_("Several Cheat! at once"),
+        N_("Cheat! calls at once"),
         N_("The first press counts, or the nearest player clockwise after a short wait."),
     ),
     "challenge_grace_s": (
@@ -26,7 +26,7 @@ OPTION_TEXTS: dict[str, tuple[str, str]] = {
         N_("Seconds others may still join a Cheat! call (nearest clockwise wins)."),
     ),
     "challenge_window": (
-        N_("Open plays"),
+        N_("Challengeable plays"),
         N_("Only the last play can be challenged, or the last two."),
     ),
     "final_check": (

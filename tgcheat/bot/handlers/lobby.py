@@ -49,7 +49,7 @@ HELP_TEXT = N_(
 )
 
 PING_ON = N_("🔔 I will tell you in private when the next game opens here.")
-PING_OFF = N_("🔕 You will not be told of the next game here.")
+PING_OFF = N_("🔕 I won't tell you about the next game here.")
 STATS_HINT = N_("📊 /stats: your statistics · /top: a group's best · /forgetme deletes yours")
 SOLO_HINT = N_("🤖 No group at hand? /play starts a game against computer players right here.")
 
@@ -201,7 +201,8 @@ class LobbyHandlers:
         text = tr._(HELP_TEXT) + "\n" + tr._(STATS_HINT)
         if not command.in_group:
             text += "\n\n" + tr._(SOLO_HINT)
-        await self.shell.tell(command.asker, views.View(text))
+        # A page, as every message: in Arabic its lines (and /commands) read right to left.
+        await self.shell.tell(command.asker, views.page(tr, text))
 
     async def join_command(self, command: Command) -> None:
         if not command.in_group:

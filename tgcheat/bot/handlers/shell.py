@@ -75,7 +75,7 @@ class Answer(Exception):
 REFUSALS = (SessionRefused, ActionRefused, Answer, SelectionTooLong)
 
 SELECTION_TOO_LONG = N_(
-    "You have picked as many cards as the buttons can carry: play them, or tap ✖️ Clear."
+    "You have picked as many cards as the buttons can hold: play them, or tap ✖️ Clear."
 )
 TAP_NOT_SHOWN = N_(
     "Telegram asks the bot to slow down: your tap did not show. Tap again in a moment."

@@ -48,6 +48,31 @@ def keyboard(rows: list[list[Button]]) -> Keyboard:
     return {"inline_keyboard": rows}
 
 
+#: How wide a button's label may be, by how many buttons share its row, for a phone to show it
+#: whole (Telegram cuts a label too wide for its button with "…"), in ``label_width``'s units.
+ROW_WIDTH = {1: 40, 2: 18, 3: 12, 4: 9, 5: 7}
+
+
+def label_width(label: str) -> int:
+    """How wide a label shows, in letters: an emoji counts as two, what draws nothing (marks,
+    isolates, joiners, variation selectors) as none."""
+    width = 0
+    for index, char in enumerate(label):
+        if unicodedata.category(char) in _ZERO_WIDTH:  # variation selectors are marks (Mn)
+            continue
+        wide = unicodedata.east_asian_width(char) in ("W", "F")
+        width += 2 if wide or label[index + 1 : index + 2] == "\ufe0f" else 1
+    return width
+
+
+def fits_in_rows(labels: Iterable[str], width: int) -> bool:
+    """Whether every label fits a row of ``width`` buttons."""
+    return all(label_width(label) <= ROW_WIDTH[width] for label in labels)
+
+
+_ZERO_WIDTH = frozenset({"Mn", "Me", "Cf"})
+
+
 @dataclass(frozen=True, slots=True)
 class View:
     text: str
@@ -197,6 +222,10 @@ def _payload_place(where: Where) -> str:
 
 
 def count_cards(tr: Translator, count: int) -> str:
+    if count == 0:
+        # A message of its own: where 0 takes the singular by the plural rule (pt, fr), a
+        # language may still say "0 cartas" of an empty pile or hand.
+        return tr.pgettext("no cards", "0 cards")
     return tr.ngettext("{count} card", "{count} cards", count).format(count=count)
 
 

@@ -155,7 +155,7 @@ def _own_result(tr: Translator, session: Session, state: GameState, seat: int) -
         lines = [tr._("🏆 You won!")]
     elif place is not None and result is not None and result.reason is not EndReason.STOPPED:
         lines = [
-            tr._("🏁 The game is over: you finished {place} of {count}.").format(
+            tr._("🏁 The game is over. Your place: {place} of {count}.").format(
                 place=place, count=len(result.places)
             )
         ]

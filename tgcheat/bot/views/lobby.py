@@ -60,7 +60,7 @@ def lobby_view(tr: Translator, session: Session, lobby: Lobby, bot_username: str
             button(tr._("➕ Join"), url=deep_link(bot_username, join_payload(session.place))),
             button(tr._("🚪 Leave"), callback_data=leave.encode()),
         ],
-        _computer_row(tr, session, lobby),
+        *_computer_rows(tr, session, lobby),
         [
             button(tr._("▶️ Start"), callback_data=press.encode()),
             button(tr._("✖️ Cancel"), callback_data=cancel.encode()),
@@ -88,23 +88,25 @@ def _seat_name(tr: Translator, session: Session, user_id: int, name: str) -> str
     return f"{name_html(name)} ({html.escape(level)})"
 
 
-def _computer_row(tr: Translator, session: Session, lobby: Lobby) -> list[Button]:
-    """Seats for computer players, one button a level (while there is room), and one that
-    removes the last added."""
-    row = []
+def _computer_rows(tr: Translator, session: Session, lobby: Lobby) -> list[list[Button]]:
+    """Seats for computer players, one button a level (while there is room), and below them
+    one that removes the last added (in a row of its own: four buttons in a row leave too
+    little room for a level's name)."""
+    levels = []
     if not lobby.full:
         for level in Level:
             add = ComputerPress(
                 Op.ADD_COMPUTER, session.chat_id, session.game_id, level, session.topic
             )
             label = f"➕🤖 {level_name(tr, level)}"
-            row.append(button(label, callback_data=add.encode()))
+            levels.append(button(label, callback_data=add.encode()))
+    rows = [levels]
     if any(is_computer(user_id) for user_id, _ in lobby.players):
         remove = ComputerPress(
             Op.REMOVE_COMPUTER, session.chat_id, session.game_id, topic=session.topic
         )
-        row.append(button("➖🤖", callback_data=remove.encode()))
-    return row
+        rows.append([button("➖🤖", callback_data=remove.encode())])
+    return rows
 
 
 def _start_status(tr: Translator, session: Session, lobby: Lobby) -> str:

@@ -22,7 +22,15 @@ from tgcheat.bot.settings_texts import (
     option_value_line,
     value_text,
 )
-from tgcheat.bot.views.base import View, button, in_rows, keyboard, page, rules_name
+from tgcheat.bot.views.base import (
+    View,
+    button,
+    fits_in_rows,
+    in_rows,
+    keyboard,
+    page,
+    rules_name,
+)
 from tgcheat.engine.rules import (
     OPTION_NAMES,
     OPTION_VALUES,
@@ -74,7 +82,8 @@ def option_view(tr: Translator, chat_id: int, rules: Rules, index: int) -> View:
         )
         for number, value in enumerate(OPTION_VALUES[option])
     ]
-    rows = in_rows(buttons, width=2)
+    # Two values a row when each fits half a phone's width; else one a row, whole.
+    rows = in_rows(buttons, width=2 if fits_in_rows((b["text"] for b in buttons), 2) else 1)
     rows.append(
         [button(tr._("« Back"), callback_data=SettingsPress(chat_id, SettingsMenu()).encode())]
     )

@@ -56,9 +56,9 @@ def _stats_lines(tr: Translator, row: Row | None) -> list[str]:
         ]
     if row.computer_games:
         lines.append(
-            tr._("🤖 With computer players (apart): games: {games} · wins: {wins}").format(
-                games=row.computer_games, wins=row.computer_wins
-            )
+            tr._(
+                "🤖 With computer players (counted separately): games: {games} · wins: {wins}"
+            ).format(games=row.computer_games, wins=row.computer_wins)
         )
     return lines
 

@@ -85,18 +85,28 @@ def _entry_lines(tr: Translator, state: GameState, entry: Entry) -> list[str]:
 
 def _play_line(tr: Translator, state: GameState, play: PlayEntry) -> str:
     marks = ("⏰ " if play.by_timeout else "") + ("🏁 " if play.final else "")
-    cards = " ".join(card_label(tr, card) for card in play.cards)
-    line = (
-        f"{play.number}. {marks}{_name(state, play.seat)}: "
-        f"{claim_phrase(tr, len(play.cards), play.rank)} — {cards} {'❌' if play.lie else '✅'}"
+    # The whole line is the catalog's, its punctuation included ("Léa : un as" in French).
+    line = tr._("{number}. {name}: {claim} — {cards} {verdict}").format(
+        number=play.number,
+        name=marks + _name(state, play.seat),
+        claim=claim_phrase(tr, len(play.cards), play.rank),
+        cards=" ".join(card_label(tr, card) for card in play.cards),
+        verdict="❌" if play.lie else "✅",
     )
     if play.caller is None:
         return line
+    caller = _name(state, play.caller)
     if play.lie:
-        outcome = tr._("caught by {name}, takes {count}")
+        # Who takes the pile is named (the liar: whoever played): "caught by Ann, takes 3"
+        # read in several languages as if the one who caught the bluff took it.
+        outcome = tr._("{name} catches the bluff; {liar} takes {count}").format(
+            name=caller, liar=_name(state, play.seat), count=play.taken
+        )
     else:
-        outcome = tr._("{name} called it wrongly, takes {count}")
-    return f"{line} {outcome.format(name=_name(state, play.caller), count=play.taken)}"
+        outcome = tr._("{name} calls it wrongly and takes {count}").format(
+            name=caller, count=play.taken
+        )
+    return f"{line} {outcome}"
 
 
 def _aside_line(tr: Translator, state: GameState, aside: AsideEntry) -> str:

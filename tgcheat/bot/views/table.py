@@ -52,9 +52,13 @@ def table_view(
     lines = [tr._("🃏 <b>Cheat</b> · pile: {pile}").format(pile=count_cards(tr, len(state.pile)))]
     lines += computers_line(tr, state)
     for seat, player in enumerate(state.players):
-        marker = "▶️ " if state.phase is Phase.PLAYING and seat == state.turn else ""
+        marker = _turn_marker(tr) if state.phase is Phase.PLAYING and seat == state.turn else ""
         status = tr._("left the game") if player.left else count_cards(tr, len(player.hand))
-        lines.append(f"{seat + 1}. {marker}{name_html(player.name)} · {status}")
+        lines.append(
+            tr._("{place}. {name} · {cards}").format(
+                place=seat + 1, name=marker + name_html(player.name), cards=status
+            )
+        )
     lines.append("")
     if session.notice is not None:
         lines.append(notice_line(tr, state, session.notice))
@@ -95,6 +99,12 @@ def table_view(
             )
         lines.append(_turn_line(tr, state))
     return page(tr, "\n".join(lines), _table_keyboard(tr, session, state, bot_username))
+
+
+def _turn_marker(tr: Translator) -> str:
+    """The arrow before the name of the player whose turn it is: it points at the name, which
+    follows it, to the left in a right-to-left line ("‏4. ◀️ باسم")."""
+    return "◀️ " if tr.rtl else "▶️ "
 
 
 def _seconds_left(session: Session, now_ms: int | None) -> int | None:
@@ -318,8 +328,9 @@ def summary_lines(tr: Translator, state: GameState, tally: GameTally) -> list[st
             ).format(count=taken, name=name_html(state.players[seat].name))
         )
     # The awards: the biggest pile above is the unluckiest's; players level share an award.
+    # An award shared has a title of its own: "Best liars: Ann and Bob".
     sharpest = sharpest_eye(tally, len(state.players))
-    if sharpest is not None:
+    if sharpest is not None and len(sharpest.seats) == 1:
         lines.append(
             tr.ngettext(
                 "🔎 Sharpest eye: {name}, {count} bluff caught.",
@@ -327,14 +338,30 @@ def summary_lines(tr: Translator, state: GameState, tally: GameTally) -> list[st
                 sharpest.count,
             ).format(name=_names(tr, state, sharpest), count=sharpest.count)
         )
+    elif sharpest is not None:
+        lines.append(
+            tr.ngettext(
+                "🔎 Sharpest eyes: {names}, each with {count} bluff caught.",
+                "🔎 Sharpest eyes: {names}, each with {count} bluffs caught.",
+                sharpest.count,
+            ).format(names=_names(tr, state, sharpest), count=sharpest.count)
+        )
     liar = best_liar(tally, len(state.players))
-    if liar is not None:
+    if liar is not None and len(liar.seats) == 1:
         lines.append(
             tr.ngettext(
                 "🤥 Best liar: {name}, {count} bluff nobody caught.",
                 "🤥 Best liar: {name}, {count} bluffs nobody caught.",
                 liar.count,
             ).format(name=_names(tr, state, liar), count=liar.count)
+        )
+    elif liar is not None:
+        lines.append(
+            tr.ngettext(
+                "🤥 Best liars: {names}, each with {count} bluff nobody caught.",
+                "🤥 Best liars: {names}, each with {count} bluffs nobody caught.",
+                liar.count,
+            ).format(names=_names(tr, state, liar), count=liar.count)
         )
     return lines
 
