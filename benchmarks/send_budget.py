@@ -102,7 +102,7 @@ from tgcheat.engine.events import CardsPlayed, GameEnded, TurnStarted
 from tgcheat.engine.state import Phase
 from tgcheat.redis_connection import CLIENT_OPTIONS
 from tgcheat.store.games import Committed, GameStore
-from tgcheat.store.send_budget import TELEGRAM_SEND_RATE, Priority, Refusal, SendBudget
+from tgcheat.store.send_budget import TELEGRAM_SEND_RATE, Priority, SendBudget
 from tgcheat.table.place import Place
 from tgcheat.table.session import Session
 from tools.transcript import NAMES, START_MS, Clock, _hand_press, _one_tap_play
@@ -522,16 +522,20 @@ class BudgetWatch:
 def watch_budget(budget: SendBudget, watch: BudgetWatch, clock: Clock) -> None:
     """Let ``watch`` count the budget's answers to what players must see (its own path, as it
     is)."""
-    take = budget.take
+    take_many = budget.take_many
 
-    async def watched(now_ms: int, priority: Priority, count: int = 1) -> Refusal | None:
-        refusal = await take(now_ms, priority, count)
-        if priority is Priority.MUST and watch.from_ms <= clock.now_ms < watch.until_ms:
-            watch.asked += count
-            watch.refused += count if refusal is not None else 0
-        return refusal
+    async def watched(
+        now_ms: int, wanted: Sequence[tuple[Priority, int]]
+    ) -> tuple[list[bool], int]:
+        granted, wait_ms = await take_many(now_ms, wanted)
+        if watch.from_ms <= clock.now_ms < watch.until_ms:
+            for (priority, count), taken in zip(wanted, granted, strict=True):
+                if priority is Priority.MUST:
+                    watch.asked += count
+                    watch.refused += 0 if taken else count
+        return granted, wait_ms
 
-    budget.take = watched  # type: ignore[method-assign]
+    budget.take_many = watched  # type: ignore[method-assign]
 
 
 def observe_commits(store: GameStore, observe: Callable[[Committed[Any]], None]) -> None:
@@ -614,7 +618,7 @@ async def run(
                     if tenth == 0:
                         # The game clock looks once a second, as a process's does.
                         await app.timers.fire_due(now)
-                        await app.timers.refresh_deferred_tables(now)
+                        await app.timers.sync_due(now)
                 flood_calls.update(
                     call.status for call in fake.calls if call.params.get("chat_id") == FLOODER.id
                 )
