@@ -65,9 +65,9 @@ from tgcheat.engine.state import Phase
 from tgcheat.i18n import translator
 from tgcheat.simulate import simulate
 from tgcheat.store.games import REMEMBERED_UPDATES, GameStore
-from tgcheat.store.keys import UPDATES_FIELD
+from tgcheat.store.keys import LEGACY_MESSAGE_FIELD, UPDATES_FIELD
 from tgcheat.table.clock import lobby_deadline
-from tgcheat.table.session import MessageIds, Session
+from tgcheat.table.session import Session
 from tgcheat.table.transitions import advance
 
 HERE = Path(__file__).resolve().parent
@@ -181,6 +181,14 @@ DEFERRED_SETTLE_S = 0.5
 #: Warm-up games before the accounting (connections opened, the Lua script loaded) stop after
 #: this long.
 ACCOUNT_WARMUP_S = 2.0
+
+
+def message_fields(table: int, hands: dict[int, int]) -> dict[str, int]:
+    """A stored game's message ids, as its place's first sync takes them over (the ids an
+    earlier version kept: ``Lease.legacy``): the table and each hand edited, not posted."""
+    fields = {f"{LEGACY_MESSAGE_FIELD}table": table}
+    fields |= {f"{LEGACY_MESSAGE_FIELD}hand:{user}": message for user, message in hands.items()}
+    return fields
 
 
 def log(message: str) -> None:
@@ -531,11 +539,13 @@ class Bench:
             dataclasses.replace(lobby_session, lobby=None, deadline_ms=0), state, events, now
         )
         await write(session)
-        ids = MessageIds(
-            table=1_000_001, hands={uid: 1_000_002 + i for i, (uid, _) in enumerate(players)}
-        )
-        await self.store.messages.add(chat_id, ids)
         session_key = self.store.keys.session(chat_id)
+        await self.redis.hset(
+            session_key,
+            mapping=message_fields(
+                1_000_001, {uid: 1_000_002 + i for i, (uid, _) in enumerate(players)}
+            ),
+        )
 
         async def measure() -> tuple[int, int]:
             doc = await self.redis.hget(session_key, "d") or b""
@@ -618,9 +628,9 @@ class Bench:
                 lambda number, slot: players.new_game(number, 0, random.Random(number)),
                 itertools.islice(self.game_numbers, sizes.account_slots),
             )
-            # Their table edits still waiting for the budget must not land in the count.
+            # What their places still have due (held by the budget) must not land in the count.
             for shard in store.keys.shards:
-                await client.delete(store.keys.deferred_tables_of_shard(shard))
+                await client.delete(store.keys.due_of_shard(shard))
             await asyncio.sleep(DEFERRED_SETTLE_S)
             players.outcomes.clear()
             await server.reset(self.control)
@@ -708,13 +718,13 @@ class Bench:
         }
 
     async def _deferred(self, client: redis.asyncio.Redis, store: GameStore) -> dict[str, Any]:
-        """The table edits waiting for their group's budget: how many, and how long the last
-        of them still waits (until its group's token bucket holds a token again, if nothing
-        else is sent there meanwhile)."""
+        """The places with something left to sync (table edits waiting for their group's
+        budget): how many, and how long the last of them still waits (until its group's token
+        bucket holds a token again, if nothing else is sent there meanwhile)."""
         chats = [
             int(cast(bytes, c))
             for shard in store.keys.shards
-            for c in await client.zrange(store.keys.deferred_tables_of_shard(shard), 0, -1)
+            for c in await client.zrange(store.keys.due_of_shard(shard), 0, -1)
         ]
         rate = store.budget.per_minute / 60_000  # tokens a millisecond
         now = now_ms()
@@ -731,16 +741,14 @@ class Bench:
     async def _settle_deferred(
         self, client: redis.asyncio.Redis, store: GameStore
     ) -> dict[str, Any]:
-        """Waits (a few seconds at most) until no deferred table edit is about to go out, so
-        that each is counted once: either sent, or still waiting."""
+        """Waits (a few seconds at most) until no place due is about to be synced, so that
+        each table edit is counted once: either sent, or still waiting."""
         deadline = time.monotonic() + 15
         soon = 1000 * (TICK_S + DEFERRED_SETTLE_S)
         while time.monotonic() < deadline:
             due = sum(
                 [
-                    await client.zcount(
-                        store.keys.deferred_tables_of_shard(shard), "-inf", now_ms() + soon
-                    )
+                    await client.zcount(store.keys.due_of_shard(shard), "-inf", now_ms() + soon)
                     for shard in store.keys.shards
                 ]
             )
@@ -1032,8 +1040,10 @@ class Bench:
             dataclasses.replace(lobby_session, lobby=None, deadline_ms=0), state, events, now
         )
         await self.store.transact(chat_id, lambda _: (dealt, None))
-        ids = MessageIds(table=1, hands={uid: 2 + k for k, (uid, _) in enumerate(players)})
-        await self.store.messages.add(chat_id, ids)
+        await self.redis.hset(
+            self.store.keys.session(chat_id),
+            mapping=message_fields(1, {uid: 2 + k for k, (uid, _) in enumerate(players)}),
+        )
 
     async def _drive_stored(self, chat_ids: list[int]) -> dict[str, Any]:
         sizes = self.sizes

@@ -33,11 +33,14 @@ from tests.support.fake_telegram import BOT_ID, DEFAULT_BOT_USERNAME
 from tests.support.updates import UpdateFactory, User, group, private
 from tgcheat.bot import views
 from tgcheat.bot.callbacks import ClaimPress, HandPress, Op, TablePress
+from tgcheat.bot.delivery.shown_codec import decode_shown
+from tgcheat.bot.delivery.sync import message_ids
 from tgcheat.engine.actions import Accept, Action, Challenge, Play
 from tgcheat.engine.autoplay import next_action
 from tgcheat.engine.state import GameState, Phase
 from tgcheat.i18n import translator
 from tgcheat.store.games import GameStore
+from tgcheat.table.place import Place
 from tgcheat.table.session import MessageIds, Session
 
 SECRET = "bench-secret"
@@ -293,10 +296,11 @@ class Players:
         self.dealt = 0
 
     async def _load(self, chat_id: int) -> tuple[Session, MessageIds]:
-        session, messages = await self.store.load(chat_id)
+        session, _ = await self.store.load(chat_id)
         if session is None:
             raise Broken("no session")
-        return session, messages
+        shown = decode_shown(await self.store.shown.read(Place(chat_id)))
+        return session, message_ids(shown)
 
     async def new_game(self, number: int, server: int, rng: random.Random) -> Outcome:
         """/new, four joins by deep link, Start, and the game to its end."""

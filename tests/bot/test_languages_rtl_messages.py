@@ -76,9 +76,7 @@ async def test_every_kind_of_message_reads_right_to_left_in_arabic(bot: BotHarne
     # A player's own statistics and the group's, with a game counted.
     await bot.command(SAMI, "/stats")
 
-    sent = {
-        chat: bot.fake.bot_messages(chat, include_deleted=True) for chat in (AMAL.id, GROUP_ID)
-    }
+    sent = {chat: bot.fake.bot_messages(chat, include_deleted=True) for chat in (AMAL.id, GROUP_ID)}
     # Something was said to every command (the refusals included), all of it in Arabic.
     assert len(sent[AMAL.id]) >= len(PRIVATE) + len(PRIVATE_REFUSED)
     assert len(sent[GROUP_ID]) >= len(GROUP) + len(GROUP_REFUSED)

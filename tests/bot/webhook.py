@@ -3,6 +3,8 @@ real update JSON over HTTP; Telegram is the offline FakeTelegram."""
 
 from __future__ import annotations
 
+import asyncio
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -13,10 +15,11 @@ from redis.asyncio import Redis
 
 from tests.bot.conftest import TOKEN, UNLIMITED
 from tests.bot.play import has_op
+from tests.support.buttons import press_matcher
 from tests.support.fake_telegram import ApiCall, FakeTelegram, JsonDict
 from tests.support.updates import UpdateFactory, User, group
 from tgcheat.bot.app import CheatApplication, build_application
-from tgcheat.bot.callbacks import Op
+from tgcheat.bot.callbacks import HandPress, Op
 from tgcheat.config import Config
 from tgcheat.engine.state import GameState
 from tgcheat.store.games import GameStore
@@ -24,6 +27,8 @@ from tgcheat.table.session import Session
 from tgcheat.web import SECRET_HEADER, create_web_app
 
 SECRET = "webhook-tests_secret"
+#: How long a player waits for their hand to show the card they picked.
+PICK_SHOWN_WITHIN_S = 20.0
 CONFIG = Config(
     telegram_bot_token=TOKEN,
     webhook_url="https://cheat.example.com/telegram",
@@ -93,7 +98,17 @@ class Served:
         rank = state.players[state.turn].hand[0].rank
         pick = self.updates.press(self.fake, user, user.id, has_op(Op.PICK, rank))
         answers = [await self.post(pick)]
-        play = self.updates.press(self.fake, user, user.id, has_op(Op.PLAY))
+        # As a person does, they play once their hand shows the card picked (a sync of the
+        # place under way shows it in its next round).
+        picked = press_matcher(
+            lambda p: (
+                isinstance(p, HandPress) and p.op is Op.PLAY and p.selected() == Counter({rank: 1})
+            )
+        )
+        async with asyncio.timeout(PICK_SHOWN_WITHIN_S):
+            while self.fake.find_button(user.id, picked) is None:
+                await asyncio.sleep(0.01)
+        play = self.updates.press(self.fake, user, user.id, picked)
         answers.append(await self.post(play))
         return answers
 

@@ -85,6 +85,7 @@ def _end(**changes: object) -> ScriptCall:
         "lease_ms": 30_000,
         "place": "-77",
         "recheck": 0,
+        "partial": False,
     }
     return end_call(**{**named, **changes})  # type: ignore[arg-type]
 
@@ -231,6 +232,12 @@ async def test_a_sync_begins_and_ends_under_its_lease(redis: Redis) -> None:
         b"0",
     ]
     assert (await redis.hget("{t}:session", "l") or b"").startswith(b"me ")
+    # A partial sync (it drew one hand) leaves what was due, at the earlier time.
+    assert (await begin(keys=_begin().keys, args=_begin().args))[0] == 1
+    await redis.zadd("{t}:due", {"-77": 1_004_000})
+    partial = _end(buried=3, spent=0, due_ms=0, recheck=0, partial=True)
+    assert await end(keys=partial.keys, args=partial.args) == [0]
+    assert await redis.zscore("{t}:due", "-77") == 1_004_000
     # A lease lost (over, and taken by another process): nothing is written.
     taken = _begin("other", 1_000_200 + 30_001)
     assert (await begin(keys=taken.keys, args=taken.args))[0] == 1

@@ -351,7 +351,11 @@ if current[1] ~= ARGV[2] or (current[2] or '0') ~= ARGV[3] or (current[3] or '0'
 end
 redis.call('HDEL', KEYS[1], '{LEASE_FIELD}')
 local due = tonumber(ARGV[9])
-if due > 0 then
+if ARGV[13] == '1' then
+  -- A partial sync saw only some of the place: what was due stays due (the earlier time).
+  local before = tonumber(redis.call('ZSCORE', KEYS[3], ARGV[11]))
+  if due > 0 and (not before or due < before) then redis.call('ZADD', KEYS[3], due, ARGV[11]) end
+elseif due > 0 then
   redis.call('ZADD', KEYS[3], due, ARGV[11])
 else
   redis.call('ZREM', KEYS[3], ARGV[11])
@@ -378,6 +382,7 @@ def end_call(
     lease_ms: int,
     place: str,
     recheck: int = 0,
+    partial: bool = False,
 ) -> ScriptCall:
     return ScriptCall(
         [
@@ -398,6 +403,7 @@ def end_call(
             lease_ms,  # ARGV[10]
             place,  # ARGV[11] the place (Place.key)
             recheck,  # ARGV[12] how often a check of the messages was asked for, as synced
+            "1" if partial else "0",  # ARGV[13] the sync saw only part of the place
         ],
     )
 

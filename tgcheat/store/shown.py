@@ -142,9 +142,11 @@ class ShownRecords:
         flood_until_ms: int,
         due_ms: int,
         now_ms: int,
+        partial: bool = False,
     ) -> Lease | None:
         """The sync of ``lease`` done: ``shown`` kept, ``spent`` group messages counted, the
-        place due at ``due_ms`` (0: nothing left). Another lease (the same token) when the
+        place due at ``due_ms`` (0: nothing left; ``partial``: the sync saw only part of the
+        place, so what was due stays due). Another lease (the same token) when the
         session changed meanwhile: sync again from it. LeaseLost when another process took
         the place over."""
         call = end_call(
@@ -163,6 +165,7 @@ class ShownRecords:
             lease_ms=self.lease_ms,
             place=place.key,
             recheck=lease.recheck,
+            partial=partial,
         )
         answer = await bounded(self._direct.run_script(self._end, call.keys, call.args))
         outcome = int(answer[0])

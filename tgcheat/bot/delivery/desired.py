@@ -38,18 +38,25 @@ class Drawing:
     app_url: str | None = None
 
 
-def desired(session: Session, drawing: Drawing) -> Desired:
-    """The messages ``session`` should be shown by (its game's log: ``session.told``)."""
+def desired(
+    session: Session, drawing: Drawing, lines_after: int = 0, hand_of: int | None = None
+) -> Desired:
+    """The messages ``session`` should be shown by (its game's log: ``session.told``); the
+    log's lines up to ``lines_after`` are known to be posted, and are not drawn. ``hand_of``:
+    only that person's hand (a change of nothing else: their pick)."""
     told = session.told
+    state = session.game
+    if hand_of is not None:
+        hands = _hand_slots(session, state, told, drawing, hand_of) if state is not None else []
+        return Desired(tuple(hands), session.game_id, partial=True)
     # A game that ended without its group shows nothing more there.
     table = None if session.without_group else _table_slot(session, told, drawing)
     slots = [table] if table is not None else []
-    state = session.game
     lines: tuple[WantedLine, ...] = ()
     if state is not None:
         slots += _hand_slots(session, state, told, drawing)
         if not session.without_group:
-            lines = _lines(session, state, told)
+            lines = _lines(session, state, told, lines_after)
     finished = state is not None and state.phase is Phase.FINISHED
     return Desired(tuple(slots), session.game_id, lines, clear_former=finished)
 
@@ -76,12 +83,12 @@ def _table_slot(session: Session, told: Told, drawing: Drawing) -> WantedSlot | 
 
 
 def _hand_slots(
-    session: Session, state: GameState, told: Told, drawing: Drawing
+    session: Session, state: GameState, told: Told, drawing: Drawing, only: int | None = None
 ) -> list[WantedSlot]:
     slots = []
     for seat, player in enumerate(state.players):
         user_id = player.user_id
-        if is_computer(user_id):
+        if is_computer(user_id) or (only is not None and user_id != only):
             # A computer has no chat, and nobody else may see its cards.
             continue
         tr = translator(session.language_of(user_id))
@@ -95,6 +102,8 @@ def _hand_slots(
             app_url=drawing.app_url,
         )
         awaited = state.phase is not Phase.FINISHED and seat == state.turn
+        # Cards just picked are an answer to the person's own tap, whichever sync shows them.
+        edit = Priority.ALWAYS if session.picked(user_id) else Priority.LATER
         slots.append(
             WantedSlot(
                 hand_slot(user_id),
@@ -102,17 +111,19 @@ def _hand_slots(
                 f"{session.game_id}:{told.hand_epoch(user_id)}",
                 view,
                 priority=Priority.MUST if awaited else Priority.LATER,
-                edit_priority=Priority.LATER,
+                edit_priority=edit,
                 keep_former=True,
             )
         )
     return slots
 
 
-def _lines(session: Session, state: GameState, told: Told) -> tuple[WantedLine, ...]:
+def _lines(session: Session, state: GameState, told: Told, after: int) -> tuple[WantedLine, ...]:
     tr = translator(session.language)
     lines = []
     for seq, event in told.lines:
+        if seq <= after:
+            continue
         if isinstance(event, ChallengeResolved):
             view = views.reveal_view(tr, state, event)
         else:

@@ -35,9 +35,10 @@ The request savings are rules of ``plan``, in one place:
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+
+import orjson
 
 from tgcheat.bot.views.base import View
 from tgcheat.store.send_budget import Priority
@@ -56,10 +57,8 @@ def acts(view: View) -> bool:
 
 def digest(view: View) -> str:
     """What a message shows, in a few bytes: equal views have equal digests."""
-    payload = json.dumps(
-        [view.text, view.markup], ensure_ascii=False, sort_keys=True, separators=(",", ":")
-    )
-    return hashlib.blake2b(payload.encode(), digest_size=12).hexdigest()
+    payload = orjson.dumps([view.text, view.markup], option=orjson.OPT_SORT_KEYS)
+    return hashlib.blake2b(payload, digest_size=12).hexdigest()
 
 
 # --- desired ---------------------------------------------------------------------------------
@@ -110,6 +109,9 @@ class Desired:
     lines: tuple[WantedLine, ...] = ()
     #: The game is over: former messages kept until now are deleted.
     clear_former: bool = False
+    #: Only these slots are drawn (a change that can have changed nothing else, a card
+    #: picked): the others are left as they are, none retired; no line is drawn.
+    partial: bool = False
 
 
 # --- shown -----------------------------------------------------------------------------------
@@ -259,6 +261,8 @@ def plan(desired: Desired, shown: Shown) -> list[Step]:
                 edits.append(Step((edit,), slot.edit_priority, chat))
     steps.extend(sorted(moving, key=lambda step: step.priority))
     steps.extend(sorted(edits, key=lambda step: step.priority))
+    if desired.partial:
+        return steps
     steps.extend(_retire_unwanted(shown, wanted_names))
     if desired.clear_former:
         steps.extend(

@@ -137,6 +137,7 @@ class Delivery:
         *,
         answering: int | None = None,
         reach: int | None = None,
+        only_hand: bool = False,
     ) -> frozenset[Chat]:
         """Bring ``place``'s chats toward what its stored session says; the chats a flood
         wait held requests back in (they are due when it is over). ``committed``: the
@@ -154,9 +155,10 @@ class Delivery:
                 return frozenset()
         gone: TopicGone | None = None
         held: set[Chat] = set()
+        hand_of = answering if only_hand else None
         for _ in range(MAX_ROUNDS):
-            wanted, done = await self._prepare(place, lease, reach)
-            reach = None
+            wanted, done = await self._prepare(place, lease, reach, hand_of)
+            reach = hand_of = None
             try:
                 async with self._kept(place, lease, done):
                     await self._show(place, lease, wanted, done, answering)
@@ -168,7 +170,7 @@ class Delivery:
             gone = gone or done.topic_gone
             held |= done.held
             try:
-                following = await self._end(place, lease, done)
+                following = await self._end(place, lease, wanted, done)
             except LeaseLost:
                 log.info("chat %s: the lease ran out under this sync, taken back", place)
                 await self._take_back(place, done.posted[done.kept_posts :])
@@ -180,7 +182,7 @@ class Delivery:
             raise gone
         return frozenset(held)
 
-    async def _end(self, place: Place, lease: Lease, done: _Round) -> Lease | None:
+    async def _end(self, place: Place, lease: Lease, wanted: Desired, done: _Round) -> Lease | None:
         """The round's end kept in Redis, tried again while Redis restarts (for a lease's time
         at most): given up, the place would wait for its lease to run out."""
         delay_s, give_up = 0.05, time.monotonic() + self.store.shown.lease_ms / 1000
@@ -194,6 +196,7 @@ class Delivery:
                     flood_until_ms=done.flood_until_ms,
                     due_ms=done.due_ms,
                     now_ms=self.clock(),
+                    partial=wanted.partial,
                 )
             except (RedisConnectionError, RedisTimeoutError, TimeoutError):
                 if time.monotonic() > give_up:
@@ -202,12 +205,13 @@ class Delivery:
                 delay_s = min(delay_s * 2, 1.0)
 
     async def _prepare(
-        self, place: Place, lease: Lease, reach: int | None
+        self, place: Place, lease: Lease, reach: int | None, hand_of: int | None
     ) -> tuple[Desired, _Round]:
         """What the place should show, and what is shown as this round starts from it."""
         session = lease.session
         shown = decode_shown(lease.shown)
-        wanted = self.desired(session)
+        game = session.game_id if session is not None else ""
+        wanted = self.desired(session, lines_after=shown.posted_up_to(place, game), hand_of=hand_of)
         if not lease.shown and lease.legacy:
             shown = taken_over(lease.legacy, wanted, session)
         if lease.buried > shown.buried_seen:
@@ -298,12 +302,15 @@ class Delivery:
             await self._tell_unreachable(place, session, done.unreachable)
         await self._remember_dealt(place, done.started, done.shown)
 
-    def desired(self, session: Session | None) -> Desired:
-        """What ``session`` should be shown by (nothing, without a session)."""
+    def desired(
+        self, session: Session | None, *, lines_after: int = 0, hand_of: int | None = None
+    ) -> Desired:
+        """What ``session`` should be shown by (nothing, without a session); lines up to
+        ``lines_after`` are posted already; ``hand_of``: only that person's hand."""
         if session is None:
             return Desired()
         drawing = Drawing(self.sender.bot.username, self.app_url)
-        return desired(session, drawing)
+        return desired(session, drawing, lines_after, hand_of)
 
     def _within_group_budget(
         self, place: Place, steps: Sequence[Step], bucket: GroupBucket, now: int, done: _Round

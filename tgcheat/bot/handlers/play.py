@@ -120,7 +120,7 @@ class PlayHandlers:
             press.place, change, update_id=tap.update_id, lease=True
         )
         await shell.sender.answer(tap.query_id)
-        held = await shell.show(press.place, committed, answering=tap.user_id)
+        held = await shell.show(press.place, committed, answering=tap.user_id, only_hand=True)
         if tap.user_id in held:
             # The pick is kept, and shown once the wait is over; the person hears why their
             # hand did not change.

@@ -330,14 +330,24 @@ class Shell:
     # --- showing what was committed ------------------------------------------------------------
 
     async def show(
-        self, place: Place, committed: Committed[T] | None = None, *, answering: int | None = None
+        self,
+        place: Place,
+        committed: Committed[T] | None = None,
+        *,
+        answering: int | None = None,
+        only_hand: bool = False,
     ) -> frozenset[Where]:
         """Show the place's stored session: a committed change (whose compare-and-set took the
         place's lease), a re-delivered update's (nothing committed: only synced), anything.
         The chats a flood wait held requests back in."""
         if committed is not None and committed.duplicate:
             committed = None
-        return await self.delivery.sync(place, committed, answering=answering)  # type: ignore[arg-type]
+        return await self.delivery.sync(
+            place,
+            committed,  # type: ignore[arg-type]
+            answering=answering,
+            only_hand=only_hand,
+        )
 
     async def end_game_at(self, place: Place) -> None:
         """The game at ``place`` ends without its group (the bot was removed, or the topic
