@@ -56,6 +56,9 @@ SLOTS = len(Rank)
 DATA_VERSION = 2
 #: Kinds of claim whose calls are tallied apart (``claim_kind``).
 KINDS = 4
+#: The judged chances of a lie are tallied in bins with these lower bounds (``judged_bin``).
+BIN_EDGES = (0.0, 0.3, 0.5, 0.7, 0.85, 0.95)
+BINS = len(BIN_EDGES)
 
 Counts = tuple[int, ...]
 ZERO: Counts = (0,) * SLOTS
@@ -69,6 +72,11 @@ class Memory(enum.StrEnum):
 
 def slot(rank: Rank) -> int:
     return int(rank) - 1
+
+
+def judged_bin(chance: float) -> int:
+    """The bin of a judged chance of a lie (``BIN_EDGES``)."""
+    return max(i for i, edge in enumerate(BIN_EDGES) if chance >= edge)
 
 
 def claim_kind(lie: bool, count: int) -> int:
@@ -129,11 +137,9 @@ class SeatRecord:
     #: settled, then its calls on them (a claim another called first is not counted for it).
     on_mine: tuple[int, ...] = (0,) * (2 * KINDS)
     #: Its claims revealed by a challenge that the rememberer had judged (``full`` with a
-    #: judge): how many, how many were lies, and the sum of the judged chances of a lie in
-    #: thousandths (what the judge expected against what happened: its calibration).
-    judged: int = 0
-    judged_lies: int = 0
-    judged_odds: int = 0
+    #: judge), by the judged chance of a lie (``judged_bin``): how many, then how many of
+    #: those were lies (what the judge expected against what happened: its calibration).
+    judged: tuple[int, ...] = (0,) * (2 * BINS)
 
     def to_data(self) -> list[Any]:
         return [
@@ -149,16 +155,14 @@ class SeatRecord:
             self.final_calls,
             self.cleared,
             list(self.on_mine),
-            self.judged,
-            self.judged_lies,
-            self.judged_odds,
+            list(self.judged),
         ]
 
     @classmethod
     def from_data(cls, data: Sequence[Any]) -> SeatRecord:
-        held, *tallies, on_mine, judged, judged_lies, judged_odds = data
-        if len(on_mine) != 2 * KINDS:
-            raise ValueError("a tally per kind of claim is expected")
+        held, *tallies, on_mine, judged = data
+        if len(on_mine) != 2 * KINDS or len(judged) != 2 * BINS:
+            raise ValueError("a tally per kind of claim and per judged chance is expected")
         (
             single_shown,
             single_lies,
@@ -184,9 +188,7 @@ class SeatRecord:
             final_calls=final_calls,
             cleared=cleared,
             on_mine=tuple(int(n) for n in on_mine),
-            judged=int(judged),
-            judged_lies=int(judged_lies),
-            judged_odds=int(judged_odds),
+            judged=tuple(int(n) for n in judged),
         )
 
 
@@ -339,10 +341,9 @@ def remember(
                             seats[seat].on_mine[KINDS + kind] += 1
                 elif full and judge is not None:
                     chance = judge(see(before, me), knowledge, seen_claim(claim, me))
-                    claimant = seats[claim.seat]
-                    claimant.judged += 1
-                    claimant.judged_lies += event.lie
-                    claimant.judged_odds += round(1000 * chance)
+                    index = judged_bin(chance)
+                    seats[claim.seat].judged[index] += 1
+                    seats[claim.seat].judged[BINS + index] += event.lie
                 _take_pile(event, me, full, mine, traced, seats)
                 mine = [0] * SLOTS
                 traced = [0] * SLOTS
@@ -495,9 +496,7 @@ class _Seat:
         self.final_calls = record.final_calls
         self.cleared = record.cleared
         self.on_mine = list(record.on_mine)
-        self.judged = record.judged
-        self.judged_lies = record.judged_lies
-        self.judged_odds = record.judged_odds
+        self.judged = list(record.judged)
 
     def freeze(self) -> SeatRecord:
         return SeatRecord(
@@ -513,7 +512,5 @@ class _Seat:
             final_calls=self.final_calls,
             cleared=self.cleared,
             on_mine=tuple(self.on_mine),
-            judged=self.judged,
-            judged_lies=self.judged_lies,
-            judged_odds=self.judged_odds,
+            judged=tuple(self.judged),
         )

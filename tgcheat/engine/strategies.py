@@ -47,6 +47,7 @@ from tgcheat.engine.ai import (
 from tgcheat.engine.cards import CLAIMABLE_RANKS, Card, Rank
 from tgcheat.engine.events import Event
 from tgcheat.engine.knowledge import (
+    BINS,
     KINDS,
     SLOTS,
     Counts,
@@ -56,13 +57,14 @@ from tgcheat.engine.knowledge import (
     claim_kind,
     count_cards,
     deck_counts,
+    judged_bin,
     new_knowledge,
     remember,
     slot,
 )
 from tgcheat.engine.rules import Challengers, Jokers, Passing, RankRule
 from tgcheat.engine.state import GameState, Phase
-from tgcheat.engine.view import SeatView, SeenClaim, see
+from tgcheat.engine.view import SeatView, SeenClaim, callers, see
 
 JOKER = slot(Rank.JOKER)
 #: The share of the claims left standing on the pile taken as true.
@@ -407,7 +409,7 @@ class _Counting:
         best: tuple[float, SeenClaim] | None = None
         for claim in view.challengeable():
             p = self.lie_chance(view, knowledge, claim)
-            margin = p * self.claimant_weight(view, claim) - (1.0 - p)
+            margin = p * self.claimant_weight(view, claim, knowledge) - (1.0 - p)
             if (p >= 1.0 or margin > self.call_margin) and (best is None or margin > best[0]):
                 best = (margin, claim)
         if best is not None:
@@ -422,7 +424,7 @@ class _Counting:
     def lie_chance(self, view: SeatView, knowledge: Knowledge, claim: SeenClaim) -> float:
         return lie_probability(view, knowledge, claim)
 
-    def claimant_weight(self, view: SeatView, claim: SeenClaim) -> float:
+    def claimant_weight(self, view: SeatView, claim: SeenClaim, knowledge: Knowledge) -> float:
         return threat_weight(view, claim.seat)
 
     def agree_to_pass(self, view: SeatView, rng: AIRandom) -> bool:
@@ -542,10 +544,10 @@ ENDGAME = 6
 #: a few settled claims outweigh it.
 CALL_PRIOR = (0.05, 0.08, 0.2, 0.3)
 CALL_PRIOR_WEIGHT = 3.0
-#: How many judged reveals the table's calibration weighs as a prior for one claimant.
-CALIBRATION_PRIOR = 2.0
-#: The most a calibration moves a belief, in log-odds.
-CALIBRATION_LIMIT = 2.5
+#: How many judged reveals the table's tally weighs as a prior for one claimant's, and the
+#: judgement itself for the table's.
+CLAIMANT_PRIOR = 4.0
+TABLE_PRIOR = 3.0
 
 
 def call_chance(record: SeatRecord, kind: int) -> float:
@@ -557,35 +559,38 @@ def call_chance(record: SeatRecord, kind: int) -> float:
     return (calls + prior * CALL_PRIOR_WEIGHT) / (chances + CALL_PRIOR_WEIGHT)
 
 
+#: What the claimant taking the pile is worth to ``hard`` when the claimant leads with three
+#: cards or fewer.
+LEADER_WEIGHT = 0.3
+#: The share of claims assumed to be lies, to turn a seat's right calls into a call rate.
+LIE_SHARE = 0.35
+
+
+def lie_call_rate(record: SeatRecord) -> float:
+    """How likely a seat is to call a lie (its right calls against the lies it could have
+    caught, a share ``LIE_SHARE`` of its chances; a prior of one in three)."""
+    rate = (record.right_calls + 0.5) / (LIE_SHARE * record.chances + 1.5)
+    return min(max(rate, 0.0), 0.95)
+
+
 def final_call_rate(record: SeatRecord) -> float:
     """How likely a seat is to challenge a final play (a prior of almost always)."""
     return (record.final_calls + 2.0) / (record.final_chances + 2.0)
 
 
-def _logit(p: float) -> float:
-    p = min(max(p, 1e-4), 1.0 - 1e-4)
-    return math.log(p / (1.0 - p))
-
-
 def calibrated(chance: float, knowledge: Knowledge, claimant: int) -> float:
-    """``chance`` (a lie, by counting) corrected by how the counting fared in this game:
-    the lies the reveals showed against the lies it expected, for the claimant and (as a
-    prior) for the whole table, as a shift of the log-odds."""
-    if chance >= 1.0 or chance <= 0.0:
+    """``chance`` (a lie, by counting) as the reveals of this game say it fares: the share
+    of lies among the revealed claims judged about as likely, the claimant's own after the
+    whole table's, and the table's after the judgement itself. A certain lie stays one."""
+    if chance >= 1.0:
         return chance
-    table_n = sum(r.judged for r in knowledge.seats)
-    if table_n == 0:
-        return chance
-    table_lies = sum(r.judged_lies for r in knowledge.seats)
-    table_odds = sum(r.judged_odds for r in knowledge.seats) / 1000.0
+    index = judged_bin(chance)
+    shown = sum(r.judged[index] for r in knowledge.seats)
+    lies = sum(r.judged[BINS + index] for r in knowledge.seats)
+    table = (lies + TABLE_PRIOR * chance) / (shown + TABLE_PRIOR)
     record = knowledge.seats[claimant]
-    weight = CALIBRATION_PRIOR / table_n
-    n = record.judged + CALIBRATION_PRIOR
-    lies = record.judged_lies + weight * table_lies
-    odds = record.judged_odds / 1000.0 + weight * table_odds
-    shift = _logit((lies + 0.5) / (n + 1.0)) - _logit((odds + 0.5) / (n + 1.0))
-    shift = min(max(shift, -CALIBRATION_LIMIT), CALIBRATION_LIMIT)
-    return 1.0 / (1.0 + math.exp(-(_logit(chance) + shift)))
+    own = record.judged[index]
+    return (record.judged[BINS + index] + CLAIMANT_PRIOR * table) / (own + CLAIMANT_PRIOR)
 
 
 class _Planner:
@@ -723,6 +728,28 @@ class HardStrategy(_Counting):
 
     def lie_chance(self, view: SeatView, knowledge: Knowledge, claim: SeenClaim) -> float:
         return calibrated(self.judge(view, knowledge, claim), knowledge, claim.seat)
+
+    def claimant_weight(self, view: SeatView, claim: SeenClaim, knowledge: Knowledge) -> float:
+        """What the claimant taking the pile is worth, in this player's cards, against taking
+        it itself (1). Head to head all of it. Among several opponents a share (it changes
+        this player's standing against one of them), and only as much as the others would
+        not call the lie themselves if this player let it pass (how often each has caught
+        lies in this game); more when the claimant leads near the end, all of it when it has
+        a card left."""
+        others = [s for s in view.active_seats() if s != view.seat]
+        if len(others) <= 1:
+            return 1.0
+        left = view.hand_sizes[claim.seat]
+        if left <= 1:
+            return 1.0
+        weight = 1.0 / len(others)
+        for seat in callers(view, claim):
+            if seat not in (view.seat, claim.seat):
+                weight *= 1.0 - lie_call_rate(knowledge.seats[seat])
+        rivals = [view.hand_sizes[s] for s in others if s != claim.seat]
+        if left <= 3 and left <= min(rivals, default=left):
+            weight = max(weight, LEADER_WEIGHT)
+        return weight
 
     def agree_to_pass(self, view: SeatView, rng: AIRandom) -> bool:
         """Let a player pass unless it is a threat: near going out, or ahead of this one."""
