@@ -45,6 +45,7 @@ from tgcheat.engine.ai import (
     rank_held_most,
 )
 from tgcheat.engine.cards import CLAIMABLE_RANKS, Card, Rank
+from tgcheat.engine.counter import CounterStrategy
 from tgcheat.engine.events import Event
 from tgcheat.engine.knowledge import (
     BINS,
@@ -975,6 +976,7 @@ STRATEGIES: dict[str, Strategy] = {
         RandomStrategy(),
         HonestStrategy(),
         LegacyStrategy("never", calls=False),
+        CounterStrategy(),
     )
 }
 #: The strategy of a computer player when none is named.
