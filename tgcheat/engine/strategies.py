@@ -603,6 +603,7 @@ class _Planner:
         self.step = len(view.active_seats())
         self.limit = view.rules.max_cards or 52
         self.lie_cost = lie_cost
+        self.held_ranks = len({c.rank for c in view.hand if c.rank is not Rank.JOKER})
         # Turns until a rank comes back: the sequence moves ``step`` ranks between two turns
         # of this player, so rank r is ``(r - now) * step⁻¹ mod 13`` of its turns away (13
         # is prime and a table has fewer than 13 players, so the inverse exists).
@@ -707,8 +708,9 @@ class _Planner:
             groups = 1
         if self.rules.rank_rule is RankRule.FREE:
             return float(groups), 0.0
-        held = sum(1 for c in counts[:JOKER] if c)
-        return float(groups), groups * (1.0 - min(1.0, held / 13))
+        # The share of rounds whose rank it cannot follow, from the hand it holds now (a
+        # share taken from each candidate's cards would make shedding a rank look costly).
+        return float(groups), groups * (1.0 - min(1.0, self.held_ranks / 13))
 
 
 class HardStrategy(_Counting):
