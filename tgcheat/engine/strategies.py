@@ -720,7 +720,9 @@ class HardStrategy(_Counting):
 
     name = "hard"
     memory = Memory.FULL
-    call_margin = 0.0
+    #: The reveals it calibrates on are the claims someone chose to call, more often lies
+    #: than the claims it weighs: a call must pay by this much more than even.
+    call_margin = 0.15
 
     def judge(self, view: SeatView, knowledge: Knowledge, claim: SeenClaim) -> float:
         """The chance of a lie by counting alone (with the claimant's padding habits), before
@@ -743,8 +745,6 @@ class HardStrategy(_Counting):
         if len(others) <= 1:
             return 1.0
         left = view.hand_sizes[claim.seat]
-        if left <= 1:
-            return 1.0
         weight = 1.0 / len(others)
         for seat in callers(view, claim):
             if seat not in (view.seat, claim.seat):
