@@ -55,7 +55,7 @@ SLOTS = len(Rank)
 #: Version of ``Knowledge.to_data``'s format; ``from_data`` refuses another.
 DATA_VERSION = 2
 #: Kinds of claim whose calls are tallied apart (``claim_kind``).
-KINDS = 4
+KINDS = 5
 #: The judged chances of a lie are tallied in bins with these lower bounds (``judged_bin``).
 BIN_EDGES = (0.0, 0.3, 0.5, 0.7, 0.85, 0.95)
 BINS = len(BIN_EDGES)
@@ -79,8 +79,13 @@ def judged_bin(chance: float) -> int:
     return max(i for i, edge in enumerate(BIN_EDGES) if chance >= edge)
 
 
-def claim_kind(lie: bool, count: int) -> int:
-    """The kind of a claim whose calls are tallied apart: true or a lie, one card or more."""
+def claim_kind(lie: bool, count: int, covered: bool = False) -> int:
+    """The kind of a claim whose calls are tallied apart: true, of one card or more (0, 1);
+    a lie that needs copies the claimant did not hold, of one card or more (2, 3), which a
+    player holding the other copies can prove false; a lie it held enough copies to make
+    true (4: it kept them back), which nobody can prove."""
+    if lie and covered:
+        return 4
     return 2 * lie + (count > 1)
 
 
@@ -133,7 +138,8 @@ class SeatRecord:
     #: plays every true card of the rank it is asked for, so it likely holds none of those.
     cleared: int = 0
     #: How it treated the rememberer's own claims (``full``): for each kind of claim
-    #: (``claim_kind``: true or a lie, one card or more), the claims it could call that were
+    #: (``claim_kind``: true or a lie, one card or more, a lie it could have made true), the
+    #: claims it could call that were
     #: settled, then its calls on them (a claim another called first is not counted for it).
     on_mine: tuple[int, ...] = (0,) * (2 * KINDS)
     #: Its claims revealed by a challenge that the rememberer had judged (``full`` with a
@@ -309,7 +315,14 @@ def remember(
                     for card in claim.cards:
                         mine[slot(card.rank)] += 1
                     if full and not claim.final:
-                        kind = claim_kind(is_lie(before.rules, claim), len(claim.cards))
+                        in_hand = sum(
+                            1
+                            for card in before.players[me].hand
+                            if card.rank is claim.rank or (wild and card.rank is Rank.JOKER)
+                        )
+                        count = len(claim.cards)
+                        lie = is_lie(before.rules, claim)
+                        kind = claim_kind(lie, count, covered=count <= in_hand)
                         mine_open[claim.number] = kind
                     continue
                 rank = slot(claim.rank)

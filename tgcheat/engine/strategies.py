@@ -541,9 +541,9 @@ TIE_NOISE = 0.25
 ENDGAME = 6
 #: What ``hard`` assumes, before it has seen any, of how one opponent treats its claims:
 #: the chance it calls each kind (``knowledge.claim_kind``: true one card, true more, a lie
-#: of one card, a lie of more), and how many claims that belief weighs. Deliberately mild:
-#: a few settled claims outweigh it.
-CALL_PRIOR = (0.05, 0.08, 0.2, 0.3)
+#: of one card, a lie of more, a lie it held the copies for), and how many claims that
+#: belief weighs. Deliberately mild: a few settled claims outweigh it.
+CALL_PRIOR = (0.05, 0.08, 0.2, 0.3, 0.15)
 CALL_PRIOR_WEIGHT = 3.0
 #: How many judged reveals the table's tally weighs as a prior for one claimant's, and the
 #: judgement itself for the table's.
@@ -803,6 +803,7 @@ class HardStrategy(_Counting):
                         count=len(played),
                         deficit=len(played) - covered,
                         outside=outside,
+                        covered=len(played) <= len(true_cards),
                     )
                     value = self._value(
                         planner,
@@ -938,11 +939,14 @@ class _Doubt:
         mine = self.knowledge.mine_on_pile
         return mine[slot(rank)] + (mine[JOKER] if self.wild else 0)
 
-    def risk(self, *, lie: bool, count: int, deficit: int, outside: int) -> float:
+    def risk(
+        self, *, lie: bool, count: int, deficit: int, outside: int, covered: bool = False
+    ) -> float:
         """The chance someone calls a claim of ``count`` cards (a lie or not) that needs
         ``deficit`` copies more than this player holds and has on the pile, ``outside``
-        copies being elsewhere."""
-        kind = claim_kind(lie, count)
+        copies being elsewhere; ``covered``: a lie of no more cards than it holds of the
+        rank (it keeps them back)."""
+        kind = claim_kind(lie, count, covered)
         believed = 1.0
         for record, proof, share in zip(self.records, self.proofs, self.shares, strict=True):
             chance = call_chance(record, kind)
