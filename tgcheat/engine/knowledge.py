@@ -45,7 +45,7 @@ from tgcheat.engine.events import (
 )
 from tgcheat.engine.game import is_lie
 from tgcheat.engine.rules import Challengers, Jokers, Passing
-from tgcheat.engine.state import GameState
+from tgcheat.engine.state import Claim, GameState
 from tgcheat.engine.view import SeatView, SeenClaim, see, seen_claim
 
 #: Copies of each rank in one deck (suits never matter).
@@ -312,18 +312,10 @@ def remember(
         match event:
             case CardsPlayed(claim=claim):
                 if claim.seat == me:
+                    if full and not claim.final:
+                        mine_open[claim.number] = _own_kind(before, claim, mine, wild)
                     for card in claim.cards:
                         mine[slot(card.rank)] += 1
-                    if full and not claim.final:
-                        in_hand = sum(
-                            1
-                            for card in before.players[me].hand
-                            if card.rank is claim.rank or (wild and card.rank is Rank.JOKER)
-                        )
-                        count = len(claim.cards)
-                        lie = is_lie(before.rules, claim)
-                        kind = claim_kind(lie, count, covered=count <= in_hand)
-                        mine_open[claim.number] = kind
                     continue
                 rank = slot(claim.rank)
                 claimed[rank] += len(claim.cards)
@@ -408,6 +400,20 @@ def remember(
         traced_claims=tuple(sorted((n, t) for n, t in traced_claims.items() if n in open_numbers)),
         mine_open=tuple(sorted(mine_open.items())),
     )
+
+
+def _own_kind(before: GameState, claim: Claim, mine: Sequence[int], wild: bool) -> int:
+    """The ``claim_kind`` of the rememberer's own claim: a lie is covered when it held (in
+    its hand, or among its own cards already on the pile, which nobody else can place either)
+    as many cards true for the rank as it claimed."""
+    held = sum(
+        1
+        for card in before.players[claim.seat].hand
+        if card.rank is claim.rank or (wild and card.rank is Rank.JOKER)
+    )
+    held += mine[slot(claim.rank)] + (mine[slot(Rank.JOKER)] if wild else 0)
+    count = len(claim.cards)
+    return claim_kind(is_lie(before.rules, claim), count, covered=count <= held)
 
 
 #: The events that change a memory (the others, such as a turn starting, change nothing).

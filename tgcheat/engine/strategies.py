@@ -803,7 +803,7 @@ class HardStrategy(_Counting):
                         count=len(played),
                         deficit=len(played) - covered,
                         outside=outside,
-                        covered=len(played) <= len(true_cards),
+                        covered=len(played) <= covered,
                     )
                     value = self._value(
                         planner,
@@ -912,6 +912,7 @@ class _Doubt:
 
     def __init__(self, view: SeatView, knowledge: Knowledge) -> None:
         self.knowledge = knowledge
+        self._memo: dict[tuple[bool, int, int, int, bool], float] = {}
         self.totals = deck_counts(view)
         self.wild = view.rules.jokers is Jokers.WILD
         seat = view.seat
@@ -946,6 +947,10 @@ class _Doubt:
         ``deficit`` copies more than this player holds and has on the pile, ``outside``
         copies being elsewhere; ``covered``: a lie of no more cards than it holds of the
         rank (it keeps them back)."""
+        key = (lie, count, deficit, outside, covered)
+        known = self._memo.get(key)
+        if known is not None:
+            return known
         kind = claim_kind(lie, count, covered)
         believed = 1.0
         for record, proof, share in zip(self.records, self.proofs, self.shares, strict=True):
@@ -955,6 +960,7 @@ class _Doubt:
                 provable = _binomial_tail(outside, share, outside - deficit + 1)
                 chance = max(chance, provable * proof)
             believed *= 1.0 - chance
+        self._memo[key] = 1.0 - believed
         return 1.0 - believed
 
 
