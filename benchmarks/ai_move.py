@@ -12,28 +12,35 @@ import argparse
 import random
 import statistics
 import time
+from collections.abc import Sequence
 
+from tgcheat.engine.actions import Action
+from tgcheat.engine.ai import AIRandom
 from tgcheat.engine.autoplay import next_action
+from tgcheat.engine.events import Event
 from tgcheat.engine.game import apply, new_game, random_seating
 from tgcheat.engine.rules import PRESETS
-from tgcheat.engine.state import Phase
+from tgcheat.engine.state import GameState, Phase
 from tgcheat.engine.strategies import STRATEGIES, ComputerPlayers
+
+#: CPU seconds of each decision, by strategy.
+SAMPLES: dict[str, list[float]] = {}
 
 
 class _Timed(ComputerPlayers):
-    """``ComputerPlayers`` that records the CPU time of each decision."""
+    """``ComputerPlayers`` that records the CPU time of each decision in ``SAMPLES``."""
 
-    samples: dict[str, list[float]] = {}
-
-    def choose(self, state, seat, rng, now_ms):  # type: ignore[no-untyped-def]
+    def choose(self, state: GameState, seat: int, rng: AIRandom, now_ms: int) -> Action | None:
         started = time.process_time()
         action = super().choose(state, seat, rng, now_ms)
         name = self.strategies[seat]
         if name is not None:
-            _Timed.samples.setdefault(name, []).append(time.process_time() - started)
+            SAMPLES.setdefault(name, []).append(time.process_time() - started)
         return action
 
-    def remember(self, before, events, after):  # type: ignore[no-untyped-def]
+    def remember(
+        self, before: GameState, events: Sequence[Event], after: GameState
+    ) -> ComputerPlayers:
         players = super().remember(before, events, after)
         return _Timed(players.strategies, players.knowledge)
 
@@ -65,7 +72,7 @@ def main() -> None:
             state, events = apply(state, action)
             players = players.remember(before, events, state)
     print(f"preset {args.preset}, seats {args.seats}, {args.games} games")
-    for name, times in sorted(_Timed.samples.items()):
+    for name, times in sorted(SAMPLES.items()):
         micros = sorted(t * 1e6 for t in times)
         p99 = micros[int(0.99 * (len(micros) - 1))]
         print(
