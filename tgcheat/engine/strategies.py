@@ -1,9 +1,10 @@
 """Computer players of several levels, and the baselines they are measured against.
 
-A strategy decides what the player at one seat does now, from the game state (of which it
-reads only what that player sees: its hand, the sizes of the others' hands and of the pile,
-the claims) and from that player's memory (``tgcheat.engine.knowledge``). Pure and
-deterministic given the random generator.
+A strategy decides what the player at one seat does now from what that seat sees, a
+``view.SeatView`` (its hand, the sizes of the others' hands and of the pile, the claims, the
+referee's answers to what it may do: no other hand and no pile faces, by its type), and from
+that player's memory (``tgcheat.engine.knowledge``). Pure and deterministic given the random
+generator.
 
 - ``easy`` remembers nothing beyond the table (its hand and its own open plays) and decides by
   the source texts' rules of thumb with a dice roll: the first computer player
@@ -15,15 +16,23 @@ deterministic given the random generator.
   lost anyway), and plays its turn by the rules of thumb, naming a rank the others are
   unlikely to follow.
 - ``hard`` also counts the ranks each seat has claimed since it last took a pile (it played
-  those), learns from the reveals how often each seat pads a claim and from the table how
-  often each calls Cheat!; calls when the expected cards pay (the pile the claimant would
-  take, weighed by how close the claimant is to going out, against the pile it would take
-  itself); and plans its turn: it weighs every honest play, padded play and bluff by the risk
-  of being called (whether the others' cards could prove the bluff, and whether they call at
-  all) against the turns and forced bluffs the cards left in hand will cost, so it sheds the
-  cards it will not be able to play truthfully soon and keeps an honest last play.
+  those), and holds beliefs it checks against this game: how likely each claim is to be a
+  lie (counting every card it can place, then calibrated by the reveals: the share of lies
+  among the revealed claims it had judged about as likely, the claimant's own after the
+  table's, ``calibrated``), and how likely each opponent is to call its own next claim of
+  each kind (true, a lie of one card or more, a lie nobody can prove: what that opponent did
+  with its settled claims, ``call_chance``; at least the chance the opponent's cards prove
+  it). Every decision weighs the expected cost of its hand in cards and turns: a call pays
+  when the lie's chance times what the claimant taking the pile is worth to it (a share
+  among several opponents, and only as much as the others would not call it anyway) beats
+  the chance of taking the pile itself; its turn weighs every honest play, padded play and
+  bluff by the chance of being called against the turns and forced bluffs the cards left in
+  hand will cost (``_Planner``), so it sheds the cards it will not be able to play truthfully
+  soon and keeps an honest last play.
 - Baselines: ``random`` (any legal action), ``honest`` (true cards when it can, else the fewest
-  cards it must, never calls Cheat!), ``never`` (``easy`` without any call).
+  cards it must, never calls Cheat!), ``never`` (``easy`` without any call), ``counter``
+  (``tgcheat.engine.counter``: counts cards, plays honestly, calls by the expected pile
+  cost; written to measure ``hard`` against, not tuned to it).
 """
 
 from __future__ import annotations
@@ -81,8 +90,8 @@ class Strategy(Protocol):
     def choose(
         self, view: SeatView, knowledge: Knowledge, rng: AIRandom, now_ms: int
     ) -> Action | None:
-        """What the player at ``seat`` does now, or None when it has nothing to do (not its
-        turn and it lets the open plays stand, or the game waits for someone else).
+        """What the player at ``view.seat`` does now, or None when it has nothing to do (not
+        its turn and it lets the open plays stand, or the game waits for someone else).
         ``now_ms`` is stamped on a Cheat! call (``challenge_priority=clockwise``)."""
         ...
 
