@@ -20,7 +20,10 @@ what they remember as well as by how they decide:
   hand; a player who took known cards and then claims their rank is taken to play them;
 - ``full``: also, for each seat, the ranks it claimed since it last took a pile (it played
   its copies of those), how often its revealed claims were lies, how often it calls Cheat!
-  and challenges a final play, and what a pass under ``passing=exhausted`` tells.
+  and challenges a final play, and what a pass under ``passing=exhausted`` tells; how it
+  treated the rememberer's own claims of each kind (called or let stand); and, given the
+  player's own judge, how each revealed claim of that seat fared against the chance of a lie
+  the player had judged it (the player's calibration).
 
 Some of these facts are beliefs, not certainties (a player who took a known 7 may have
 played it under another claim): they are kept apart from the certain ones, which are the
