@@ -313,3 +313,14 @@ def test_an_unknown_format_is_refused() -> None:
         except ValueError:
             continue
         raise AssertionError(f"accepted {broken}")
+
+
+def test_a_memory_stored_before_the_calibration_tallies_is_read() -> None:
+    """Knowledge of format 1 (a game stored before this version) is read with the new
+    tallies at nothing, so a game in progress survives the upgrade."""
+    state = state_with([cards("7♣"), cards("8♥")], required=Rank.SEVEN)
+    current = new_knowledge(state, 0).to_data()
+    old = {key: value for key, value in current.items() if key != "mine_open"}
+    old["v"] = 1
+    old["seats"] = [record[:11] for record in current["seats"]]
+    assert Knowledge.from_data(json.loads(json.dumps(old))) == new_knowledge(state, 0)

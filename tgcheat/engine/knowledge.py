@@ -55,8 +55,11 @@ from tgcheat.engine.view import SeatView, SeenClaim, see, seen_claim
 COPIES_PER_DECK = 4
 #: One count per rank: A, 2–10, J, Q, K, then the joker.
 SLOTS = len(Rank)
-#: Version of ``Knowledge.to_data``'s format; ``from_data`` refuses another.
+#: Version of ``Knowledge.to_data``'s format; ``from_data`` also reads version 1 (a game
+#: stored before the tallies of version 2, which start from nothing), and refuses another.
 DATA_VERSION = 2
+#: The number of tallies after ``held`` in a seat's record of version 1.
+V1_TALLIES = 10
 #: Kinds of claim whose calls are tallied apart (``claim_kind``).
 KINDS = 5
 #: The judged chances of a lie are tallied in bins with these lower bounds (``judged_bin``).
@@ -169,6 +172,9 @@ class SeatRecord:
 
     @classmethod
     def from_data(cls, data: Sequence[Any]) -> SeatRecord:
+        if len(data) == 1 + V1_TALLIES:
+            # Version 1: nothing tallied yet of the rememberer's own claims or its judgements.
+            data = [*data, [0] * (2 * KINDS), [0] * (2 * BINS)]
         held, *tallies, on_mine, judged = data
         if len(on_mine) != 2 * KINDS or len(judged) != 2 * BINS:
             raise ValueError("a tally per kind of claim and per judged chance is expected")
@@ -244,7 +250,7 @@ class Knowledge:
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Knowledge:
-        if data.get("v") != DATA_VERSION:
+        if data.get("v") not in (1, DATA_VERSION):
             raise ValueError(f"unknown knowledge format {data.get('v')!r}")
         return cls(
             seat=int(data["seat"]),
@@ -255,7 +261,7 @@ class Knowledge:
             out=_counts(data["out"]),
             seats=tuple(SeatRecord.from_data(record) for record in data["seats"]),
             traced_claims=tuple((int(n), int(t)) for n, t in data["traced_claims"]),
-            mine_open=tuple((int(n), int(k)) for n, k in data["mine_open"]),
+            mine_open=tuple((int(n), int(k)) for n, k in data.get("mine_open", ())),
         )
 
 
