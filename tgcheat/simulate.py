@@ -30,6 +30,7 @@ from tgcheat.engine.invariants import violations
 from tgcheat.engine.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, InvalidRules, Rules
 from tgcheat.engine.state import GameState, Phase
 from tgcheat.engine.strategies import DEFAULT_STRATEGY, STRATEGIES, ComputerPlayers, sure_lie
+from tgcheat.engine.view import see, seen_claim
 
 #: Steps after which a game without a move cap counts as never ending (a violation).
 STEP_LIMIT = 50_000
@@ -178,7 +179,8 @@ def play_game(
             if isinstance(event, ChallengeResolved):
                 knowledge = players.knowledge[event.challenger]
                 assert knowledge is not None
-                guessed = not sure_lie(before, knowledge, event.claim)
+                seat = event.challenger
+                guessed = not sure_lie(see(before, seat), knowledge, seen_claim(event.claim, seat))
                 tally.count_call(
                     names[event.challenger],
                     final=event.claim.final,

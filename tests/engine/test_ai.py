@@ -11,6 +11,7 @@ from tgcheat.engine.cards import Rank
 from tgcheat.engine.game import Seating, apply, new_game
 from tgcheat.engine.rules import PRESETS, Rules
 from tgcheat.engine.state import GameState, Phase
+from tgcheat.engine.view import see, seen_claim
 
 from .helpers import ai_action, cards, state_with
 
@@ -113,14 +114,15 @@ def test_challenges_nearly_empty_hands_more_and_is_careful_on_a_big_pile() -> No
 def test_card_counting() -> None:
     hands = [cards("Q♣", "3♦", "4♦", "9♠"), cards("Q♥", "Q♠", "2♣"), cards("5♦", "6♣")]
     state = state_with(hands, required=Rank.QUEEN)
-    assert copies_unseen(state, 1, Rank.QUEEN) == 2
+    assert copies_unseen(see(state, 1), Rank.QUEEN) == 2
     state, _ = apply(state, Play(0, cards("Q♣", "3♦"), Rank.QUEEN))
     claim = state.open_claims[-1]
     # Two queens claimed, two unseen: possible, but it needs every one of them.
-    assert not sure_lie(state, 1, claim)
-    assert lie_chance(state, 1, claim) > lie_chance(state, 2, claim)
+    assert not sure_lie(see(state, 1), seen_claim(claim, 1))
+    holder = lie_chance(see(state, 1), seen_claim(claim, 1))
+    assert holder > lie_chance(see(state, 2), seen_claim(claim, 2))
     # The claimant knows their own play.
-    assert copies_unseen(state, 0, Rank.QUEEN) == 3
+    assert copies_unseen(see(state, 0), Rank.QUEEN) == 3
 
 
 def test_answers_a_final_play_and_only_when_awaited() -> None:

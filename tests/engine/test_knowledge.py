@@ -31,7 +31,8 @@ from tgcheat.engine.knowledge import (
 )
 from tgcheat.engine.rules import PRESETS, Passing, Rules
 from tgcheat.engine.state import Claim, GameState, Phase
-from tgcheat.engine.strategies import STRATEGIES
+from tgcheat.engine.strategies import STRATEGIES, ComputerPlayers, remember_as
+from tgcheat.engine.view import see
 
 from .helpers import cards, random_action, state_with
 from .test_properties import setups
@@ -120,9 +121,11 @@ def test_knowledge_never_holds_what_the_seat_did_not_see(
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(setup=setups(), seed=st.integers(min_value=0, max_value=2**32))
 def test_strategies_decide_on_what_the_seat_sees(setup: tuple[Rules, int], seed: int) -> None:
-    """A strategy given the state with every unseen card replaced decides the same: it never
-    peeks at another hand or the pile. (Under ``passing=exhausted`` whether a pass is allowed
-    is the referee's answer from the pile's faces, as a button press would be: left out.)"""
+    """A strategy is given only the seat's view (``view.see``): the view of the state with
+    every unseen card replaced is the same view, so every strategy decides the same (the
+    lockstep check: fair by construction, and checked). (Under ``passing=exhausted`` whether
+    a pass is allowed is the referee's answer from the pile's faces, as a button press would
+    be: left out.)"""
     rules, players = setup
     if rules.passing is Passing.EXHAUSTED:
         rules = dataclasses.replace(rules, passing=Passing.NEVER)
@@ -132,12 +135,79 @@ def test_strategies_decide_on_what_the_seat_sees(setup: tuple[Rules, int], seed:
         knowledge = [new_knowledge(start, s, strategy.memory) for s in range(players)]
         for before, events, after in history:
             for seat in before.active_seats():
-                real = strategy.choose(before, seat, knowledge[seat], random.Random(seat), 5)
+                view = see(before, seat)
+                for filler in (Card(0), Card(51)):
+                    assert see(masked(before, seat, filler), seat) == view
+                real = strategy.choose(view, knowledge[seat], random.Random(seat), 5)
                 seen = strategy.choose(
-                    masked(before, seat, Card(0)), seat, knowledge[seat], random.Random(seat), 5
+                    see(masked(before, seat, Card(0)), seat),
+                    knowledge[seat],
+                    random.Random(seat),
+                    5,
                 )
                 assert real == seen, (name, seat)
-            knowledge = [remember(k, before, events, after) for k in knowledge]
+            knowledge = [remember_as(name, k, before, events, after) for k in knowledge]
+
+
+def _redealt(state: GameState, seat: int, rng: random.Random) -> GameState:
+    """``state`` with every card ``seat`` cannot see dealt again at random among the places
+    it cannot see (the other hands, the pile's cards that are not its own, the cards set
+    aside), each place keeping its number of cards; others' open plays keep their cards'
+    places in the pile."""
+    own = {c for claim in state.open_claims if claim.seat == seat for c in claim.cards}
+    hidden = [
+        *(c for i, p in enumerate(state.players) if i != seat for c in p.hand),
+        *(c for c in state.pile if c not in own),
+        *state.set_aside,
+    ]
+    rng.shuffle(hidden)
+    cards = iter(hidden)
+    players = tuple(
+        p if i == seat else dataclasses.replace(p, hand=tuple(next(cards) for _ in p.hand))
+        for i, p in enumerate(state.players)
+    )
+    swap = {c: c if c in own else next(cards) for c in state.pile}
+    set_aside = tuple(next(cards) for _ in state.set_aside)
+    claims = tuple(
+        claim
+        if claim.seat == seat
+        else dataclasses.replace(claim, cards=tuple(swap[c] for c in claim.cards))
+        for claim in state.open_claims
+    )
+    return dataclasses.replace(
+        state,
+        players=players,
+        pile=tuple(swap[c] for c in state.pile),
+        set_aside=set_aside,
+        open_claims=claims,
+    )
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(setup=setups(), seed=st.integers(min_value=0, max_value=2**32))
+def test_strategies_decide_the_same_when_unseen_cards_are_dealt_again(
+    setup: tuple[Rules, int], seed: int
+) -> None:
+    """Lockstep: every strategy, at every step of a game, decides the same on the real
+    state and on a copy where every card its seat cannot see is dealt again at random."""
+    rules, players = setup
+    if rules.passing is Passing.EXHAUSTED:
+        rules = dataclasses.replace(rules, passing=Passing.NEVER)
+    history = _random_game(rules, players, seed, 150)
+    start = history[0][0]
+    players_of = {name: ComputerPlayers.seat(start, [name] * players) for name in STRATEGIES}
+    shuffler = random.Random(seed)
+    decisions = 0
+    for before, events, after in history:
+        for name, table in players_of.items():
+            for seat in before.active_seats():
+                other = _redealt(before, seat, shuffler)
+                real = table.choose(before, seat, random.Random(seat), 5)
+                again = table.choose(other, seat, random.Random(seat), 5)
+                assert real == again, (name, seat)
+                decisions += 1
+            players_of[name] = table.remember(before, events, after)
+    assert decisions > 0
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -243,3 +313,14 @@ def test_an_unknown_format_is_refused() -> None:
         except ValueError:
             continue
         raise AssertionError(f"accepted {broken}")
+
+
+def test_a_memory_stored_before_the_calibration_tallies_is_read() -> None:
+    """Knowledge of format 1 (a game stored before this version) is read with the new
+    tallies at nothing, so a game in progress survives the upgrade."""
+    state = state_with([cards("7♣"), cards("8♥")], required=Rank.SEVEN)
+    current = new_knowledge(state, 0).to_data()
+    old = {key: value for key, value in current.items() if key != "mine_open"}
+    old["v"] = 1
+    old["seats"] = [record[:11] for record in current["seats"]]
+    assert Knowledge.from_data(json.loads(json.dumps(old))) == new_knowledge(state, 0)

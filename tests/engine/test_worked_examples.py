@@ -30,6 +30,7 @@ from tgcheat.engine.game import (
 )
 from tgcheat.engine.rules import PRESETS, Jokers, Rules
 from tgcheat.engine.state import EndReason, GameState, Phase
+from tgcheat.engine.view import see, seen_claim
 
 from .helpers import card, cards, state_with
 
@@ -174,9 +175,9 @@ def test_example_3_counting_proves_a_claim_of_three_queens_false(preset: str) ->
     state = state_with(hands, required=Rank.QUEEN, rules=rules)
     state, _ = apply(state, Play(0, cards("Q♣", "3♦", "4♦"), Rank.QUEEN))
     claim = state.open_claims[-1]
-    assert sure_lie(state, 1, claim)
+    assert sure_lie(see(state, 1), seen_claim(claim, 1))
     # The player who sees only one queen of their own cannot be sure.
-    assert not sure_lie(state, 2, claim)
+    assert not sure_lie(see(state, 2), seen_claim(claim, 2))
     # B challenges, whatever the dice say, and the reveal proves B right.
     for seed in range(20):
         assert choose_action(state, 1, random.Random(seed)) == Challenge(1, claim.number)
@@ -191,7 +192,7 @@ def test_example_3_with_wild_jokers_three_queens_may_be_true() -> None:
     state = state_with(hands, required=Rank.QUEEN, rules=rules)
     state, _ = apply(state, Play(0, cards("Q♣", "★0", "★1"), Rank.QUEEN))
     claim = state.open_claims[-1]
-    assert not sure_lie(state, 1, claim)
+    assert not sure_lie(see(state, 1), seen_claim(claim, 1))
     state, events = apply(state, Challenge(1, claim.number))
     reveal = next(e for e in events if isinstance(e, ChallengeResolved))
     # Jokers count as the claimed rank: the claim was true and B takes the pile.
@@ -285,4 +286,4 @@ def test_example_5_one_deck_up_to_six_players() -> None:
     state = state_with(hands, required=Rank.QUEEN, rules=rules)
     state, _ = apply(state, Play(0, cards("Q♣", "3♦", "4♦"), Rank.QUEEN))
     assert state.deck_size == 104
-    assert not sure_lie(state, 1, state.open_claims[-1])
+    assert not sure_lie(see(state, 1), seen_claim(state.open_claims[-1], 1))

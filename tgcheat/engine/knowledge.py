@@ -20,7 +20,10 @@ what they remember as well as by how they decide:
   hand; a player who took known cards and then claims their rank is taken to play them;
 - ``full``: also, for each seat, the ranks it claimed since it last took a pile (it played
   its copies of those), how often its revealed claims were lies, how often it calls Cheat!
-  and challenges a final play, and what a pass under ``passing=exhausted`` tells.
+  and challenges a final play, and what a pass under ``passing=exhausted`` tells; how it
+  treated the rememberer's own claims of each kind (called or let stand); and, given the
+  player's own judge, how each revealed claim of that seat fared against the chance of a lie
+  the player had judged it (the player's calibration).
 
 Some of these facts are beliefs, not certainties (a player who took a known 7 may have
 played it under another claim): they are kept apart from the certain ones, which are the
@@ -30,7 +33,7 @@ player's own cards, so that a "sure lie" is only ever called on certain counts.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,15 +46,25 @@ from tgcheat.engine.events import (
     Passed,
     PlayerLeft,
 )
+from tgcheat.engine.game import is_lie
 from tgcheat.engine.rules import Challengers, Jokers, Passing
-from tgcheat.engine.state import GameState
+from tgcheat.engine.state import Claim, GameState
+from tgcheat.engine.view import SeatView, SeenClaim, see, seen_claim
 
 #: Copies of each rank in one deck (suits never matter).
 COPIES_PER_DECK = 4
 #: One count per rank: A, 2–10, J, Q, K, then the joker.
 SLOTS = len(Rank)
-#: Version of ``Knowledge.to_data``'s format; ``from_data`` refuses another.
-DATA_VERSION = 1
+#: Version of ``Knowledge.to_data``'s format; ``from_data`` also reads version 1 (a game
+#: stored before the tallies of version 2, which start from nothing), and refuses another.
+DATA_VERSION = 2
+#: The number of tallies after ``held`` in a seat's record of version 1.
+V1_TALLIES = 10
+#: Kinds of claim whose calls are tallied apart (``claim_kind``).
+KINDS = 5
+#: The judged chances of a lie are tallied in bins with these lower bounds (``judged_bin``).
+BIN_EDGES = (0.0, 0.3, 0.5, 0.7, 0.85, 0.95)
+BINS = len(BIN_EDGES)
 
 Counts = tuple[int, ...]
 ZERO: Counts = (0,) * SLOTS
@@ -67,6 +80,25 @@ def slot(rank: Rank) -> int:
     return int(rank) - 1
 
 
+def judged_bin(chance: float) -> int:
+    """The bin of a judged chance of a lie (``BIN_EDGES``)."""
+    return max(i for i, edge in enumerate(BIN_EDGES) if chance >= edge)
+
+
+def claim_kind(lie: bool, count: int, covered: bool = False) -> int:
+    """The kind of a claim whose calls are tallied apart: true, of one card or more (0, 1);
+    a lie that needs copies the claimant did not hold, of one card or more (2, 3), which a
+    player holding the other copies can prove false; a lie it held enough copies to make
+    true (4: it kept them back), which nobody can prove."""
+    if lie and covered:
+        return 4
+    return 2 * lie + (count > 1)
+
+
+#: A judge: the chance that another seat's claim is a lie, as the rememberer sees it.
+Judge = Callable[[SeatView, "Knowledge", SeenClaim], float]
+
+
 def count_cards(cards: Iterable[Card]) -> Counts:
     counts = [0] * SLOTS
     for card in cards:
@@ -78,10 +110,11 @@ def count_cards(cards: Iterable[Card]) -> Counts:
 _SLOT_OF_CODE = tuple(slot(Card(code).rank) for code in range(CODES_PER_DECK))
 
 
-def deck_counts(state: GameState) -> Counts:
+def deck_counts(game: GameState | SeatView) -> Counts:
     """How many cards of each rank the game's deck(s) hold."""
-    decks = state.rules.deck_count(len(state.players))
-    jokers = JOKERS_PER_DECK * decks if state.rules.jokers is Jokers.WILD else 0
+    seats = len(game.hand_sizes) if isinstance(game, SeatView) else len(game.players)
+    decks = game.rules.deck_count(seats)
+    jokers = JOKERS_PER_DECK * decks if game.rules.jokers is Jokers.WILD else 0
     return (*(COPIES_PER_DECK * decks,) * (SLOTS - 1), jokers)
 
 
@@ -110,6 +143,15 @@ class SeatRecord:
     #: The ranks it claimed since it last took a pile, one bit per rank (1 << slot): a player
     #: plays every true card of the rank it is asked for, so it likely holds none of those.
     cleared: int = 0
+    #: How it treated the rememberer's own claims (``full``): for each kind of claim
+    #: (``claim_kind``: true or a lie, one card or more, a lie it could have made true), the
+    #: claims it could call that were
+    #: settled, then its calls on them (a claim another called first is not counted for it).
+    on_mine: tuple[int, ...] = (0,) * (2 * KINDS)
+    #: Its claims revealed by a challenge that the rememberer had judged (``full`` with a
+    #: judge), by the judged chance of a lie (``judged_bin``): how many, then how many of
+    #: those were lies (what the judge expected against what happened: its calibration).
+    judged: tuple[int, ...] = (0,) * (2 * BINS)
 
     def to_data(self) -> list[Any]:
         return [
@@ -124,12 +166,45 @@ class SeatRecord:
             self.final_chances,
             self.final_calls,
             self.cleared,
+            list(self.on_mine),
+            list(self.judged),
         ]
 
     @classmethod
     def from_data(cls, data: Sequence[Any]) -> SeatRecord:
-        held, *tallies = data
-        return cls(_counts(held), *(int(t) for t in tallies))
+        if len(data) == 1 + V1_TALLIES:
+            # Version 1: nothing tallied yet of the rememberer's own claims or its judgements.
+            data = [*data, [0] * (2 * KINDS), [0] * (2 * BINS)]
+        held, *tallies, on_mine, judged = data
+        if len(on_mine) != 2 * KINDS or len(judged) != 2 * BINS:
+            raise ValueError("a tally per kind of claim and per judged chance is expected")
+        (
+            single_shown,
+            single_lies,
+            multi_shown,
+            multi_lies,
+            chances,
+            calls,
+            right_calls,
+            final_chances,
+            final_calls,
+            cleared,
+        ) = (int(t) for t in tallies)
+        return cls(
+            _counts(held),
+            single_shown=single_shown,
+            single_lies=single_lies,
+            multi_shown=multi_shown,
+            multi_lies=multi_lies,
+            chances=chances,
+            calls=calls,
+            right_calls=right_calls,
+            final_chances=final_chances,
+            final_calls=final_calls,
+            cleared=cleared,
+            on_mine=tuple(int(n) for n in on_mine),
+            judged=tuple(int(n) for n in judged),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +229,9 @@ class Knowledge:
     #: For each open play of another seat: (claim number, how many of its cards were traced
     #: from that seat's known holdings), so the lie estimate counts them as true cards.
     traced_claims: tuple[tuple[int, int], ...] = ()
+    #: Its own open plays that are not final (``full``): (claim number, ``claim_kind``), to
+    #: tally who called them once they are settled.
+    mine_open: tuple[tuple[int, int], ...] = ()
 
     def to_data(self) -> dict[str, Any]:
         """Plain JSON-able data (``from_data`` reads it back)."""
@@ -167,11 +245,12 @@ class Knowledge:
             "out": list(self.out),
             "seats": [record.to_data() for record in self.seats],
             "traced_claims": [list(pair) for pair in self.traced_claims],
+            "mine_open": [list(pair) for pair in self.mine_open],
         }
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Knowledge:
-        if data.get("v") != DATA_VERSION:
+        if data.get("v") not in (1, DATA_VERSION):
             raise ValueError(f"unknown knowledge format {data.get('v')!r}")
         return cls(
             seat=int(data["seat"]),
@@ -182,6 +261,7 @@ class Knowledge:
             out=_counts(data["out"]),
             seats=tuple(SeatRecord.from_data(record) for record in data["seats"]),
             traced_claims=tuple((int(n), int(t)) for n, t in data["traced_claims"]),
+            mine_open=tuple((int(n), int(k)) for n, k in data.get("mine_open", ())),
         )
 
 
@@ -209,13 +289,21 @@ def new_knowledge(state: GameState, seat: int, memory: Memory = Memory.FULL) -> 
 
 
 def remember(
-    knowledge: Knowledge, before: GameState, events: Sequence[Event], after: GameState
+    knowledge: Knowledge,
+    before: GameState,
+    events: Sequence[Event],
+    after: GameState,
+    judge: Judge | None = None,
 ) -> Knowledge:
     """``knowledge`` after one ``apply`` that turned ``before`` into ``after`` with ``events``.
 
     Reads only what the seat saw: the events' public facts (a play's claim, never its cards
     unless the seat made it; a challenge's revealed cards and who took the pile; a pass and
     why; who left), and the public parts of the states (hand sizes, the rules).
+
+    ``judge`` (``full`` memory): the player's own estimate of how likely a claim is to be a
+    lie; each claim a challenge reveals is judged as the player saw it just before, and the
+    estimate is tallied against the truth (``SeatRecord.judged``).
     """
     if knowledge.memory is Memory.HAND or not any(isinstance(e, _REMEMBERED) for e in events):
         return knowledge
@@ -227,11 +315,14 @@ def remember(
     out = list(knowledge.out)
     seats = _Seats(knowledge.seats)
     traced_claims = dict(knowledge.traced_claims)
+    mine_open = dict(knowledge.mine_open)
     wild = before.rules.jokers is Jokers.WILD
     for event in events:
         match event:
             case CardsPlayed(claim=claim):
                 if claim.seat == me:
+                    if full and not claim.final:
+                        mine_open[claim.number] = _own_kind(before, claim, mine, wild)
                     for card in claim.cards:
                         mine[slot(card.rank)] += 1
                     continue
@@ -255,7 +346,18 @@ def remember(
                 traced_claims[claim.number] = take
             case FinalAccepted(seat=seat) if full:
                 seats[seat].final_chances += 1
-            case ChallengeResolved():
+            case ChallengeResolved(claim=claim):
+                if full and claim.seat == me:
+                    kind = mine_open.pop(claim.number, -1)
+                    if kind >= 0:
+                        for seat in event.callers or (event.challenger,):
+                            seats[seat].on_mine[kind] += 1
+                            seats[seat].on_mine[KINDS + kind] += 1
+                elif full and judge is not None:
+                    chance = judge(see(before, me), knowledge, seen_claim(claim, me))
+                    index = judged_bin(chance)
+                    seats[claim.seat].judged[index] += 1
+                    seats[claim.seat].judged[BINS + index] += event.lie
                 _take_pile(event, me, full, mine, traced, seats)
                 mine = [0] * SLOTS
                 traced = [0] * SLOTS
@@ -290,6 +392,12 @@ def remember(
             while sum(record.held) > size:
                 record.held[record.held.index(max(record.held))] -= 1
     open_numbers = {claim.number for claim in after.open_claims}
+    for number, kind in list(mine_open.items()):
+        if number not in open_numbers:
+            # Settled without a call: everyone who could have called it let it stand.
+            del mine_open[number]
+            for seat in _could_call(after, me):
+                seats[seat].on_mine[kind] += 1
     return Knowledge(
         seat=me,
         memory=knowledge.memory,
@@ -299,7 +407,22 @@ def remember(
         out=tuple(out),
         seats=seats.freeze(),
         traced_claims=tuple(sorted((n, t) for n, t in traced_claims.items() if n in open_numbers)),
+        mine_open=tuple(sorted(mine_open.items())),
     )
+
+
+def _own_kind(before: GameState, claim: Claim, mine: Sequence[int], wild: bool) -> int:
+    """The ``claim_kind`` of the rememberer's own claim: a lie is covered when it held (in
+    its hand, or among its own cards already on the pile, which nobody else can place either)
+    as many cards true for the rank as it claimed."""
+    held = sum(
+        1
+        for card in before.players[claim.seat].hand
+        if card.rank is claim.rank or (wild and card.rank is Rank.JOKER)
+    )
+    held += mine[slot(claim.rank)] + (mine[slot(Rank.JOKER)] if wild else 0)
+    count = len(claim.cards)
+    return claim_kind(is_lie(before.rules, claim), count, covered=count <= held)
 
 
 #: The events that change a memory (the others, such as a turn starting, change nothing).
@@ -400,6 +523,8 @@ class _Seat:
         self.final_chances = record.final_chances
         self.final_calls = record.final_calls
         self.cleared = record.cleared
+        self.on_mine = list(record.on_mine)
+        self.judged = list(record.judged)
 
     def freeze(self) -> SeatRecord:
         return SeatRecord(
@@ -414,4 +539,6 @@ class _Seat:
             final_chances=self.final_chances,
             final_calls=self.final_calls,
             cleared=self.cleared,
+            on_mine=tuple(self.on_mine),
+            judged=tuple(self.judged),
         )

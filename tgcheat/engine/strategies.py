@@ -1,9 +1,10 @@
 """Computer players of several levels, and the baselines they are measured against.
 
-A strategy decides what the player at one seat does now, from the game state (of which it
-reads only what that player sees: its hand, the sizes of the others' hands and of the pile,
-the claims) and from that player's memory (``tgcheat.engine.knowledge``). Pure and
-deterministic given the random generator.
+A strategy decides what the player at one seat does now from what that seat sees, a
+``view.SeatView`` (its hand, the sizes of the others' hands and of the pile, the claims, the
+referee's answers to what it may do: no other hand and no pile faces, by its type), and from
+that player's memory (``tgcheat.engine.knowledge``). Pure and deterministic given the random
+generator.
 
 - ``easy`` remembers nothing beyond the table (its hand and its own open plays) and decides by
   the source texts' rules of thumb with a dice roll: the first computer player
@@ -15,15 +16,23 @@ deterministic given the random generator.
   lost anyway), and plays its turn by the rules of thumb, naming a rank the others are
   unlikely to follow.
 - ``hard`` also counts the ranks each seat has claimed since it last took a pile (it played
-  those), learns from the reveals how often each seat pads a claim and from the table how
-  often each calls Cheat!; calls when the expected cards pay (the pile the claimant would
-  take, weighed by how close the claimant is to going out, against the pile it would take
-  itself); and plans its turn: it weighs every honest play, padded play and bluff by the risk
-  of being called (whether the others' cards could prove the bluff, and whether they call at
-  all) against the turns and forced bluffs the cards left in hand will cost, so it sheds the
-  cards it will not be able to play truthfully soon and keeps an honest last play.
+  those), and holds beliefs it checks against this game: how likely each claim is to be a
+  lie (counting every card it can place, then calibrated by the reveals: the share of lies
+  among the revealed claims it had judged about as likely, the claimant's own after the
+  table's, ``calibrated``), and how likely each opponent is to call its own next claim of
+  each kind (true, a lie of one card or more, a lie nobody can prove: what that opponent did
+  with its settled claims, ``call_chance``; at least the chance the opponent's cards prove
+  it). Every decision weighs the expected cost of its hand in cards and turns: a call pays
+  when the lie's chance times what the claimant taking the pile is worth to it (a share
+  among several opponents, and only as much as the others would not call it anyway) beats
+  the chance of taking the pile itself; its turn weighs every honest play, padded play and
+  bluff by the chance of being called against the turns and forced bluffs the cards left in
+  hand will cost (``_Planner``), so it sheds the cards it will not be able to play truthfully
+  soon and keeps an honest last play.
 - Baselines: ``random`` (any legal action), ``honest`` (true cards when it can, else the fewest
-  cards it must, never calls Cheat!), ``never`` (``easy`` without any call).
+  cards it must, never calls Cheat!), ``never`` (``easy`` without any call), ``counter``
+  (``tgcheat.engine.counter``: counts cards, plays honestly, calls by the expected pile
+  cost; written to measure ``hard`` against, not tuned to it).
 """
 
 from __future__ import annotations
@@ -38,36 +47,34 @@ from tgcheat.engine.ai import (
     SMALL_PILE,
     AIRandom,
     agree_to_pass,
-    choose_action,
     choose_turn,
+    decide,
     junk_card,
     named_freely,
     rank_held_most,
 )
 from tgcheat.engine.cards import CLAIMABLE_RANKS, Card, Rank
+from tgcheat.engine.counter import CounterStrategy
 from tgcheat.engine.events import Event
-from tgcheat.engine.game import (
-    awaited,
-    can_pass,
-    can_vote,
-    challengeable,
-    claimable_ranks,
-    play_limit,
-)
 from tgcheat.engine.knowledge import (
+    BINS,
+    KINDS,
     SLOTS,
     Counts,
     Knowledge,
     Memory,
     SeatRecord,
+    claim_kind,
     count_cards,
     deck_counts,
+    judged_bin,
     new_knowledge,
     remember,
     slot,
 )
 from tgcheat.engine.rules import Challengers, Jokers, Passing, RankRule
-from tgcheat.engine.state import Claim, GameState, Phase
+from tgcheat.engine.state import GameState, Phase
+from tgcheat.engine.view import SeatView, SeenClaim, callers, see
 
 JOKER = slot(Rank.JOKER)
 #: The share of the claims left standing on the pile taken as true.
@@ -81,20 +88,16 @@ class Strategy(Protocol):
     memory: Memory
 
     def choose(
-        self, state: GameState, seat: int, knowledge: Knowledge, rng: AIRandom, now_ms: int
+        self, view: SeatView, knowledge: Knowledge, rng: AIRandom, now_ms: int
     ) -> Action | None:
-        """What the player at ``seat`` does now, or None when it has nothing to do (not its
-        turn and it lets the open plays stand, or the game waits for someone else).
+        """What the player at ``view.seat`` does now, or None when it has nothing to do (not
+        its turn and it lets the open plays stand, or the game waits for someone else).
         ``now_ms`` is stamped on a Cheat! call (``challenge_priority=clockwise``)."""
         ...
 
 
-def _may_act(state: GameState, seat: int) -> bool:
-    return (
-        state.phase is not Phase.FINISHED
-        and 0 <= seat < len(state.players)
-        and not state.players[seat].left
-    )
+def _may_act(view: SeatView) -> bool:
+    return view.phase is not Phase.FINISHED and not view.left[view.seat]
 
 
 def _pick(rng: AIRandom, count: int) -> int:
@@ -112,34 +115,35 @@ class RandomStrategy:
     memory = Memory.HAND
 
     def choose(
-        self, state: GameState, seat: int, knowledge: Knowledge, rng: AIRandom, now_ms: int
+        self, view: SeatView, knowledge: Knowledge, rng: AIRandom, now_ms: int
     ) -> Action | None:
-        if not _may_act(state, seat):
+        if not _may_act(view):
             return None
-        open_to_me = challengeable(state, seat)
-        if state.challenges:
+        seat = view.seat
+        open_to_me = view.challengeable()
+        if view.challenges:
             if open_to_me and rng.random() < 0.3:
                 return Challenge(seat, open_to_me[_pick(rng, len(open_to_me))].number, now_ms)
             return None
-        if state.phase is Phase.FINAL_CHECK:
-            claim = state.final_claim
-            if claim is None or seat not in awaited(state):
+        if view.phase is Phase.FINAL_CHECK:
+            claim = view.final_claim
+            if claim is None or seat not in view.awaited:
                 return None
             if rng.random() < 0.4:
                 return Challenge(seat, claim.number, now_ms)
             return Accept(seat, claim.number)
-        if state.vote_by is not None:
-            return PassVote(seat, rng.random() < 0.7) if can_vote(state, seat) else None
+        if view.vote_by is not None:
+            return PassVote(seat, rng.random() < 0.7) if view.may_vote else None
         if open_to_me and rng.random() < 0.2:
             return Challenge(seat, open_to_me[_pick(rng, len(open_to_me))].number, now_ms)
-        limit = play_limit(state, seat)
+        limit = view.play_limit
         if limit == 0:
             return None
-        if can_pass(state, seat) and rng.random() < 0.3:
+        if view.may_pass and rng.random() < 0.3:
             return Pass(seat)
-        ranks = claimable_ranks(state)
+        ranks = view.claimable_ranks()
         rank = ranks[_pick(rng, len(ranks))]
-        pool = list(state.players[seat].hand)
+        pool = list(view.hand)
         chosen = [pool.pop(_pick(rng, len(pool))) for _ in range(1 + _pick(rng, limit))]
         return Play(seat, tuple(chosen), rank)
 
@@ -152,28 +156,28 @@ class HonestStrategy:
     memory = Memory.HAND
 
     def choose(
-        self, state: GameState, seat: int, knowledge: Knowledge, rng: AIRandom, now_ms: int
+        self, view: SeatView, knowledge: Knowledge, rng: AIRandom, now_ms: int
     ) -> Action | None:
-        if not _may_act(state, seat) or state.challenges:
+        if not _may_act(view) or view.challenges:
             return None
-        if state.phase is Phase.FINAL_CHECK:
-            claim = state.final_claim
-            if claim is None or seat not in awaited(state):
+        seat = view.seat
+        if view.phase is Phase.FINAL_CHECK:
+            claim = view.final_claim
+            if claim is None or seat not in view.awaited:
                 return None
             return Accept(seat, claim.number)
-        if state.vote_by is not None:
-            return PassVote(seat, True) if can_vote(state, seat) else None
-        limit = play_limit(state, seat)
+        if view.vote_by is not None:
+            return PassVote(seat, True) if view.may_vote else None
+        limit = view.play_limit
         if limit == 0:
             return None
-        rank = state.required if state.required is not None else rank_held_most(state, seat)
-        true_cards = _true_cards(state, seat, rank)
+        rank = view.required if view.required is not None else rank_held_most(view.hand)
+        true_cards = _true_cards(view, rank)
         if true_cards:
             return Play(seat, tuple(true_cards[:limit]), rank)
-        if can_pass(state, seat):
+        if view.may_pass:
             return Pass(seat)
-        hand = state.players[seat].hand
-        return Play(seat, (junk_card(state, seat, list(hand)),), rank)
+        return Play(seat, (junk_card(view, list(view.hand)),), rank)
 
 
 class LegacyStrategy:
@@ -186,17 +190,17 @@ class LegacyStrategy:
         self.calls = calls
 
     def choose(
-        self, state: GameState, seat: int, knowledge: Knowledge, rng: AIRandom, now_ms: int
+        self, view: SeatView, knowledge: Knowledge, rng: AIRandom, now_ms: int
     ) -> Action | None:
-        return choose_action(state, seat, rng, now_ms, calls=self.calls)
+        return decide(view, rng, now_ms, calls=self.calls)
 
 
-def _true_cards(state: GameState, seat: int, rank: Rank) -> list[Card]:
+def _true_cards(view: SeatView, rank: Rank) -> list[Card]:
     """The cards of ``hand`` that are true for a claim of ``rank``: its copies, then wild
     jokers (kept for last: a joker is true for any rank)."""
-    hand = state.players[seat].hand
+    hand = view.hand
     naturals = sorted(c for c in hand if c.rank is rank)
-    if state.rules.jokers is Jokers.WILD:
+    if view.rules.jokers is Jokers.WILD:
         naturals += sorted(c for c in hand if c.rank is Rank.JOKER)
     return naturals
 
@@ -204,26 +208,24 @@ def _true_cards(state: GameState, seat: int, rank: Rank) -> list[Card]:
 # --- what a seat can tell about a claim ----------------------------------------------------------
 
 
-def own_on_pile(state: GameState, knowledge: Knowledge) -> Counts:
+def own_on_pile(view: SeatView, knowledge: Knowledge) -> Counts:
     """The seat's own cards on the pile: remembered, or (memory ``hand``) its open plays."""
     if knowledge.memory is not Memory.HAND:
         return knowledge.mine_on_pile
-    return count_cards(
-        c for claim in state.open_claims if claim.seat == knowledge.seat for c in claim.cards
-    )
+    return count_cards(c for claim in view.open_claims for c in claim.cards)
 
 
-def sure_lie(state: GameState, knowledge: Knowledge, claim: Claim) -> bool:
+def sure_lie(view: SeatView, knowledge: Knowledge, claim: SeenClaim) -> bool:
     """The claim needs more cards of its rank than can be anywhere but in the seat's own hand
     and own pile cards: certain, whatever the beliefs (RULES.md worked example 3)."""
-    total = deck_counts(state)
-    hand = count_cards(state.players[knowledge.seat].hand)
-    mine = own_on_pile(state, knowledge)
+    total = deck_counts(view)
+    hand = count_cards(view.hand)
+    mine = own_on_pile(view, knowledge)
     index = slot(claim.rank)
     possible = total[index] - hand[index] - mine[index]
-    if state.rules.jokers is Jokers.WILD:
+    if view.rules.jokers is Jokers.WILD:
         possible += total[JOKER] - hand[JOKER] - mine[JOKER]
-    return len(claim.cards) > possible
+    return claim.count > possible
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,7 +248,7 @@ def habits_of(record: SeatRecord) -> Habits:
 
 
 def lie_probability(
-    state: GameState, knowledge: Knowledge, claim: Claim, habits: Habits = Habits()
+    view: SeatView, knowledge: Knowledge, claim: SeenClaim, habits: Habits = Habits()
 ) -> float:
     """The chance that ``claim`` is a lie, from what the seat of ``knowledge`` can place.
 
@@ -256,18 +258,18 @@ def lie_probability(
     claimant may have held (hypergeometric); each holding makes the claim more or less likely
     as a true play or as a lie (``habits``): Bayes' rule over the holdings.
     """
-    if sure_lie(state, knowledge, claim):
+    if sure_lie(view, knowledge, claim):
         return 1.0
     rank = slot(claim.rank)
-    wild = state.rules.jokers is Jokers.WILD
-    count = len(claim.cards)
+    wild = view.rules.jokers is Jokers.WILD
+    count = claim.count
     traced_true = dict(knowledge.traced_claims).get(claim.number, 0)
     needed = count - traced_true
     if needed <= 0:
         return habits.false_name / 2
-    total = deck_counts(state)
-    hand = count_cards(state.players[knowledge.seat].hand)
-    mine = own_on_pile(state, knowledge)
+    total = deck_counts(view)
+    hand = count_cards(view.hand)
+    mine = own_on_pile(view, knowledge)
     held = [0] * SLOTS
     for seat, record in enumerate(knowledge.seats):
         if seat != knowledge.seat:
@@ -282,7 +284,7 @@ def lie_probability(
     copies = unknown[rank] + (unknown[JOKER] if wild else 0)
     unknown_total = sum(unknown)
     # The pile's cards the seat cannot place, apart from the claim's own untraced cards.
-    pile_unknown = max(0, len(state.pile) - sum(mine) - sum(knowledge.traced_on_pile))
+    pile_unknown = max(0, view.pile_size - sum(mine) - sum(knowledge.traced_on_pile))
     pile_other = max(0, min(pile_unknown - needed, unknown_total))
     # The pile's unknown cards are mostly what was claimed: a share of the earlier claims of
     # this rank are its copies, and the lies among the other claims are cards of any rank.
@@ -301,11 +303,11 @@ def lie_probability(
     draws = 0
     elsewhere = 0.0
     claimant_cleared = 0
-    for seat in state.active_seats():
+    for seat in view.active_seats():
         if seat == knowledge.seat:
             continue
         record = knowledge.seats[seat] if seat < len(knowledge.seats) else SeatRecord()
-        unplaced = max(0, len(state.players[seat].hand) - sum(record.held))
+        unplaced = max(0, view.hand_sizes[seat] - sum(record.held))
         if seat == claimant:
             draws = unplaced + needed
             claimant_cleared = record.cleared & ~(1 << rank)
@@ -317,8 +319,8 @@ def lie_probability(
         kept = sum(n for r, n in enumerate(unknown) if not claimant_cleared >> r & 1)
         elsewhere *= kept / unknown_total
     population = draws + round(elsewhere)
-    limit = state.rules.play_limit(len(state.players[claimant].hand) + count)
-    named = named_freely(state, claim)
+    limit = view.rules.play_limit(view.hand_sizes[claimant] + count)
+    named = named_freely(view, claim)
     low = math.floor(copies_out)
     share = copies_out - low
     lie = truth = 0.0
@@ -359,16 +361,17 @@ def _hypergeometric(population: int, successes: int, draws: int) -> list[tuple[i
     ]
 
 
-def threat_weight(state: GameState, seat: int, claimant: int) -> float:
-    """What the claimant taking a pile is worth to ``seat``, against ``seat`` taking it
+def threat_weight(view: SeatView, claimant: int) -> float:
+    """What the claimant taking a pile is worth to the seat, against the seat taking it
     itself (1): all of it head to head; among several opponents a share, more when the
     claimant leads, most when it is about to go out."""
-    others = [s for s in state.active_seats() if s != seat]
+    seat = view.seat
+    others = [s for s in view.active_seats() if s != seat]
     if len(others) <= 1:
         return 1.0
     weight = 1.0 / len(others)
-    left = len(state.players[claimant].hand)
-    rivals = [len(state.players[s].hand) for s in others if s != claimant]
+    left = view.hand_sizes[claimant]
+    rivals = [view.hand_sizes[s] for s in others if s != claimant]
     if left <= min(rivals, default=left):
         weight = max(weight, 0.5)
     if left <= 2:
@@ -388,58 +391,57 @@ class _Counting:
     memory: Memory
 
     def choose(
-        self, state: GameState, seat: int, knowledge: Knowledge, rng: AIRandom, now_ms: int
+        self, view: SeatView, knowledge: Knowledge, rng: AIRandom, now_ms: int
     ) -> Action | None:
-        if not _may_act(state, seat):
+        if not _may_act(view):
             return None
-        if state.challenges:
+        seat = view.seat
+        if view.challenges:
             # A call is being collected: join only a sure lie (nothing to lose then, and the
             # nearest caller to the claimant becomes the challenger).
-            for claim in challengeable(state, seat):
-                if sure_lie(state, knowledge, claim):
+            for claim in view.challengeable():
+                if sure_lie(view, knowledge, claim):
                     return Challenge(seat, claim.number, now_ms)
             return None
-        if state.phase is Phase.FINAL_CHECK:
-            final = state.final_claim
-            if final is None or seat not in awaited(state):
+        if view.phase is Phase.FINAL_CHECK:
+            final = view.final_claim
+            if final is None or seat not in view.awaited:
                 return None
             # If the final play stands, the claimant has won: whether a wrong call costs the
             # pile hardly matters then. Believe it only when it is almost certainly true.
-            if self.lie_chance(state, seat, knowledge, final) >= 0.02:
+            if self.lie_chance(view, knowledge, final) >= 0.02:
                 return Challenge(seat, final.number, now_ms)
             return Accept(seat, final.number)
-        if state.vote_by is not None:
-            if not can_vote(state, seat):
+        if view.vote_by is not None:
+            if not view.may_vote:
                 return None
-            return PassVote(seat, self.agree_to_pass(state, seat, rng))
-        best: tuple[float, Claim] | None = None
-        for claim in challengeable(state, seat):
-            p = self.lie_chance(state, seat, knowledge, claim)
-            margin = p * self.claimant_weight(state, seat, claim) - (1.0 - p)
+            return PassVote(seat, self.agree_to_pass(view, rng))
+        best: tuple[float, SeenClaim] | None = None
+        for claim in view.challengeable():
+            p = self.lie_chance(view, knowledge, claim)
+            margin = p * self.claimant_weight(view, claim, knowledge) - (1.0 - p)
             if (p >= 1.0 or margin > self.call_margin) and (best is None or margin > best[0]):
                 best = (margin, claim)
         if best is not None:
             return Challenge(seat, best[1].number, now_ms)
-        if seat != state.turn:
+        if seat != view.turn:
             return None
-        return self.turn(state, seat, knowledge, rng)
+        return self.turn(view, knowledge, rng)
 
     #: How much more than even the expected cards must favour a call.
     call_margin = 0.0
 
-    def lie_chance(self, state: GameState, seat: int, knowledge: Knowledge, claim: Claim) -> float:
-        return lie_probability(state, knowledge, claim)
+    def lie_chance(self, view: SeatView, knowledge: Knowledge, claim: SeenClaim) -> float:
+        return lie_probability(view, knowledge, claim)
 
-    def claimant_weight(self, state: GameState, seat: int, claim: Claim) -> float:
-        return threat_weight(state, seat, claim.seat)
+    def claimant_weight(self, view: SeatView, claim: SeenClaim, knowledge: Knowledge) -> float:
+        return threat_weight(view, claim.seat)
 
-    def agree_to_pass(self, state: GameState, seat: int, rng: AIRandom) -> bool:
-        return agree_to_pass(state, seat, rng)
+    def agree_to_pass(self, view: SeatView, rng: AIRandom) -> bool:
+        return agree_to_pass(view, rng)
 
-    def turn(
-        self, state: GameState, seat: int, knowledge: Knowledge, rng: AIRandom
-    ) -> Action | None:
-        return choose_turn(state, seat, rng)
+    def turn(self, view: SeatView, knowledge: Knowledge, rng: AIRandom) -> Action | None:
+        return choose_turn(view, rng)
 
 
 #: How often ``normal`` keeps a true card back when it opens a round.
@@ -457,41 +459,40 @@ class NormalStrategy(_Counting):
     memory = Memory.OWN
     call_margin = 0.1
 
-    def turn(
-        self, state: GameState, seat: int, knowledge: Knowledge, rng: AIRandom
-    ) -> Action | None:
+    def turn(self, view: SeatView, knowledge: Knowledge, rng: AIRandom) -> Action | None:
         """The rules of thumb (true cards when it can, an honest last play, one card to bluff
         with, a pass on a big pile when allowed), with the ties drawn at random: two players
         who always name the same rank and bluff with the same card can deal the same hands
         back and forth for ever."""
-        limit = play_limit(state, seat)
+        limit = view.play_limit
         if limit == 0:
             return None
-        hand = state.players[seat].hand
-        rank = state.required or self._rank_to_name(state, hand, knowledge, rng)
-        true_cards = _true_cards(state, seat, rank)
+        seat = view.seat
+        hand = view.hand
+        rank = view.required or self._rank_to_name(view, hand, knowledge, rng)
+        true_cards = _true_cards(view, rank)
         if len(true_cards) == len(hand) <= limit:
             return Play(seat, tuple(true_cards), rank)
         others = [c for c in hand if c not in true_cards]
         if true_cards:
             chosen = true_cards[:limit]
-            if state.required is None and len(chosen) > 1 and rng.random() < HOLD_BACK:
+            if view.required is None and len(chosen) > 1 and rng.random() < HOLD_BACK:
                 # Opening, keep one back now and then: under ``same`` with two players,
                 # opening with every copy lets both deal pairs back and forth for ever.
                 chosen = chosen[:-1]
-            small_pile = len(state.pile) <= SMALL_PILE
+            small_pile = view.pile_size <= SMALL_PILE
             if len(chosen) < limit and len(others) >= 2 and small_pile and rng.random() < 0.15:
-                chosen.append(self._bluff_card(state, others, rng))
+                chosen.append(self._bluff_card(view, others, rng))
             return Play(seat, tuple(chosen), rank)
-        if can_pass(state, seat) and (
-            state.rules.passing is Passing.EXHAUSTED or len(state.pile) >= SMALL_PILE
+        if view.may_pass and (
+            view.rules.passing is Passing.EXHAUSTED or view.pile_size >= SMALL_PILE
         ):
             return Pass(seat)
-        return Play(seat, (self._bluff_card(state, others, rng),), rank)
+        return Play(seat, (self._bluff_card(view, others, rng),), rank)
 
     @staticmethod
     def _rank_to_name(
-        state: GameState, hand: Sequence[Card], knowledge: Knowledge, rng: AIRandom
+        view: SeatView, hand: Sequence[Card], knowledge: Knowledge, rng: AIRandom
     ) -> Rank:
         """A rank it holds many of and that the others are least likely to hold: under
         ``same`` they must follow it, and better they cannot (copies known in another hand
@@ -501,7 +502,7 @@ class NormalStrategy(_Counting):
         counts = count_cards(hand)
         if max(counts[:JOKER]) == 0:
             return Rank.ACE
-        total = deck_counts(state)
+        total = deck_counts(view)
         known = list(knowledge.mine_on_pile)
         for source in (knowledge.traced_on_pile, knowledge.out):
             known = [k + n for k, n in zip(known, source, strict=True)]
@@ -523,11 +524,11 @@ class NormalStrategy(_Counting):
         return ties[_pick(rng, len(ties))]
 
     @staticmethod
-    def _bluff_card(state: GameState, cards: list[Card], rng: AIRandom) -> Card:
+    def _bluff_card(view: SeatView, cards: list[Card], rng: AIRandom) -> Card:
         """One of the cards least worth keeping (``ai.junk_card``'s measure), at random."""
-        worst = junk_card(state, state.turn, cards)
+        worst = junk_card(view, cards)
         alike = [c for c in cards if c.rank is worst.rank]
-        if state.rules.rank_rule is not RankRule.ASCENDING:
+        if view.rules.rank_rule is not RankRule.ASCENDING:
             counts = count_cards(cards)
             alike = [c for c in cards if counts[slot(c.rank)] == counts[slot(worst.rank)]]
         return alike[_pick(rng, len(alike))]
@@ -541,34 +542,45 @@ WIN_VALUE = 12.0
 CARD_COST = 0.5
 #: A final bluff is two lies: caught, it costs the whole pile when the hand was nearly empty.
 FINAL_LIE_WEIGHT = 2.0
-#: How likely a player who calls at all is to call a lie its own cards prove.
-PROVEN_CALL = 0.95
-#: Each chance to call that a seat let pass without any call so far makes it that much less
-#: likely to call a provable lie.
-SILENCE = 0.85
 #: The paddings ``hard`` weighs one by one (and then only the largest allowed).
 MAX_PADDING = 4
 #: The spread, in turns, within which ``hard`` treats its options as equal.
 TIE_NOISE = 0.25
 #: Hands of this many cards or fewer are planned exactly to the end.
 ENDGAME = 6
+#: What ``hard`` assumes, before it has seen any, of how one opponent treats its claims:
+#: the chance it calls each kind (``knowledge.claim_kind``: true one card, true more, a lie
+#: of one card, a lie of more, a lie it held the copies for), and how many claims that
+#: belief weighs. Deliberately mild: a few settled claims outweigh it.
+CALL_PRIOR = (0.05, 0.08, 0.2, 0.3, 0.15)
+CALL_PRIOR_WEIGHT = 3.0
+#: How many judged reveals the table's tally weighs as a prior for one claimant's, and the
+#: judgement itself for the table's.
+CLAIMANT_PRIOR = 4.0
+TABLE_PRIOR = 3.0
+
+
+def call_chance(record: SeatRecord, kind: int) -> float:
+    """How likely one opponent is to call this player's next claim of ``kind``: what it did
+    with this player's settled claims of that kind in this game, after a mild prior."""
+    chances = record.on_mine[kind]
+    calls = record.on_mine[KINDS + kind]
+    prior = CALL_PRIOR[kind]
+    return (calls + prior * CALL_PRIOR_WEIGHT) / (chances + CALL_PRIOR_WEIGHT)
+
+
+#: What the claimant taking the pile is worth to ``hard`` when the claimant leads with three
+#: cards or fewer.
+LEADER_WEIGHT = 0.3
 #: The share of claims assumed to be lies, to turn a seat's right calls into a call rate.
 LIE_SHARE = 0.35
 
 
-def call_rate(record: SeatRecord) -> float:
-    """How likely a seat is to call Cheat! on a lie (its right calls against the lies it
-    could have caught; a prior of one in three until the table has shown its habits)."""
+def lie_call_rate(record: SeatRecord) -> float:
+    """How likely a seat is to call a lie (its right calls against the lies it could have
+    caught, a share ``LIE_SHARE`` of its chances; a prior of one in three)."""
     rate = (record.right_calls + 0.5) / (LIE_SHARE * record.chances + 1.5)
-    return min(max(rate, 0.02), 0.95)
-
-
-def proof_rate(record: SeatRecord) -> float:
-    """How likely a seat is to call a lie its own cards prove: almost surely for any player
-    who has called Cheat! at all; for one who has let every chance pass, less and less."""
-    if record.calls > 0:
-        return PROVEN_CALL
-    return PROVEN_CALL * SILENCE**record.chances
+    return min(max(rate, 0.0), 0.95)
 
 
 def final_call_rate(record: SeatRecord) -> float:
@@ -576,26 +588,42 @@ def final_call_rate(record: SeatRecord) -> float:
     return (record.final_calls + 2.0) / (record.final_chances + 2.0)
 
 
+def calibrated(chance: float, knowledge: Knowledge, claimant: int) -> float:
+    """``chance`` (a lie, by counting) as the reveals of this game say it fares: the share
+    of lies among the revealed claims judged about as likely, the claimant's own after the
+    whole table's, and the table's after the judgement itself. A certain lie stays one."""
+    if chance >= 1.0:
+        return chance
+    index = judged_bin(chance)
+    shown = sum(r.judged[index] for r in knowledge.seats)
+    lies = sum(r.judged[BINS + index] for r in knowledge.seats)
+    table = (lies + TABLE_PRIOR * chance) / (shown + TABLE_PRIOR)
+    record = knowledge.seats[claimant]
+    own = record.judged[index]
+    return (record.judged[BINS + index] + CLAIMANT_PRIOR * table) / (own + CLAIMANT_PRIOR)
+
+
 class _Planner:
     """Turns and bluffs the cards of a hand will still cost the player at one seat."""
 
-    def __init__(self, state: GameState, seat: int, lie_cost: float) -> None:
-        self.rules = state.rules
-        self.wild = state.rules.jokers is Jokers.WILD
-        self.step = len(state.active_seats())
-        self.limit = state.rules.max_cards or 52
+    def __init__(self, view: SeatView, lie_cost: float) -> None:
+        self.rules = view.rules
+        self.wild = view.rules.jokers is Jokers.WILD
+        self.step = len(view.active_seats())
+        self.limit = view.rules.max_cards or 52
         self.lie_cost = lie_cost
+        self.held_ranks = len({c.rank for c in view.hand if c.rank is not Rank.JOKER})
         # Turns until a rank comes back: the sequence moves ``step`` ranks between two turns
         # of this player, so rank r is ``(r - now) * step⁻¹ mod 13`` of its turns away (13
         # is prime and a table has fewer than 13 players, so the inverse exists).
         self.inverse = pow(self.step % 13, -1, 13)
         self._memo: dict[tuple[tuple[int, ...], int, int], float] = {}
-        required = state.required
+        required = view.required
         # The rank of this player's next turn under ``ascending`` (a challenge does not
         # reset the sequence; a pass moves it on like a play).
         self.next_rank = (
             (int(required) - 1 + self.step) % 13
-            if required is not None and state.rules.rank_rule is RankRule.ASCENDING
+            if required is not None and view.rules.rank_rule is RankRule.ASCENDING
             else None
         )
 
@@ -689,53 +717,83 @@ class _Planner:
             groups = 1
         if self.rules.rank_rule is RankRule.FREE:
             return float(groups), 0.0
-        held = sum(1 for c in counts[:JOKER] if c)
-        return float(groups), groups * (1.0 - min(1.0, held / 13))
+        # The share of rounds whose rank it cannot follow, from the hand it holds now (a
+        # share taken from each candidate's cards would make shedding a rank look costly).
+        return float(groups), groups * (1.0 - min(1.0, self.held_ranks / 13))
 
 
 class HardStrategy(_Counting):
-    """Counts every card it can place, learns each seat's habits from the reveals, calls
-    when it pays and plans its turn (see the module's docstring)."""
+    """Counts every card it can place, judges each claim by it and calibrates that judgement
+    against the reveals; learns how each opponent treats its own claims; calls, bluffs and
+    plans its turn by the expected cost of its hand (see the module's docstring)."""
 
     name = "hard"
     memory = Memory.FULL
-    call_margin = 0.0
+    #: The reveals it calibrates on are the claims someone chose to call, more often lies
+    #: than the claims it weighs: a call must pay by this much more than even.
+    call_margin = 0.15
 
-    def lie_chance(self, state: GameState, seat: int, knowledge: Knowledge, claim: Claim) -> float:
+    def judge(self, view: SeatView, knowledge: Knowledge, claim: SeenClaim) -> float:
+        """The chance of a lie by counting alone (with the claimant's padding habits), before
+        calibration: what ``knowledge.remember`` tallies against the reveals."""
         record = knowledge.seats[claim.seat] if claim.seat < len(knowledge.seats) else None
         habits = habits_of(record) if record is not None else Habits()
-        return lie_probability(state, knowledge, claim, habits)
+        return lie_probability(view, knowledge, claim, habits)
 
-    def agree_to_pass(self, state: GameState, seat: int, rng: AIRandom) -> bool:
+    def lie_chance(self, view: SeatView, knowledge: Knowledge, claim: SeenClaim) -> float:
+        return calibrated(self.judge(view, knowledge, claim), knowledge, claim.seat)
+
+    def claimant_weight(self, view: SeatView, claim: SeenClaim, knowledge: Knowledge) -> float:
+        """What the claimant taking the pile is worth, in this player's cards, against taking
+        it itself (1). Head to head all of it. Among several opponents a share (it changes
+        this player's standing against one of them), and only as much as the others would
+        not call the lie themselves if this player let it pass (how often each has caught
+        lies in this game); more when the claimant leads near the end, all of it when it has
+        a card left."""
+        others = [s for s in view.active_seats() if s != view.seat]
+        if len(others) <= 1:
+            return 1.0
+        left = view.hand_sizes[claim.seat]
+        weight = 1.0 / len(others)
+        for seat in callers(view, claim):
+            if seat not in (view.seat, claim.seat):
+                weight *= 1.0 - lie_call_rate(knowledge.seats[seat])
+        rivals = [view.hand_sizes[s] for s in others if s != claim.seat]
+        if left <= 3 and left <= min(rivals, default=left):
+            weight = max(weight, LEADER_WEIGHT)
+        return weight
+
+    def agree_to_pass(self, view: SeatView, rng: AIRandom) -> bool:
         """Let a player pass unless it is a threat: near going out, or ahead of this one."""
-        asker = state.vote_by
+        asker = view.vote_by
         assert asker is not None
-        theirs = len(state.players[asker].hand)
-        return theirs > 4 and theirs >= len(state.players[seat].hand)
+        theirs = view.hand_sizes[asker]
+        return theirs > 4 and theirs >= len(view.hand)
 
-    def turn(
-        self, state: GameState, seat: int, knowledge: Knowledge, rng: AIRandom
-    ) -> Action | None:
-        limit = play_limit(state, seat)
+    def turn(self, view: SeatView, knowledge: Knowledge, rng: AIRandom) -> Action | None:
+        limit = view.play_limit
         if limit == 0:
             return None
-        hand = state.players[seat].hand
-        doubt = _Doubt(state, seat, knowledge)
-        pile = len(state.pile)
-        steps = len(state.active_seats())
+        seat = view.seat
+        hand = view.hand
+        doubt = _Doubt(view, knowledge)
+        pile = view.pile_size
+        steps = len(view.active_seats())
         # A later bluff will be weighed on a bigger pile: this one plus a round of plays. It
         # is most often one card of a rank this player holds none of.
         later_pile = pile + 2.0 * steps
-        lie_cost = doubt.risk(deficit=1, outside=doubt.total_of(None)) * CARD_COST * later_pile
-        planner = _Planner(state, seat, lie_cost)
+        lie_risk = doubt.risk(lie=True, count=1, deficit=1, outside=doubt.total_of(None))
+        planner = _Planner(view, lie_risk * CARD_COST * later_pile)
         counts = count_cards(hand)
         keep_cost = planner.cost(counts)
         caught_cost = keep_cost + CARD_COST * pile
+        # A true claim called hands the pile to an opponent: worth a share of it.
+        others = max(1, steps - 1)
         best: tuple[float, Action] | None = None
-        ranks = (state.required,) if state.required is not None else self._ranks_to_name(hand)
+        ranks = (view.required,) if view.required is not None else self._ranks_to_name(hand)
         for rank in ranks:
-            true_cards = _true_cards(state, seat, rank)
-            junk = self._junk_order(state, planner, hand, rank)
+            true_cards = _true_cards(view, rank)
+            junk = self._junk_order(planner, hand, rank)
             # Copies the others cannot know are not in this player's hand or its pile cards.
             covered = len(true_cards) + doubt.own_on_pile(rank)
             outside = doubt.total_of(rank) - covered
@@ -748,23 +806,33 @@ class HardStrategy(_Counting):
                     if shown + padded == 0:
                         continue
                     played = (*true_cards[:shown], *junk[:padded])
+                    lie = padded > 0
+                    risk = doubt.risk(
+                        lie=lie,
+                        count=len(played),
+                        deficit=len(played) - covered,
+                        outside=outside,
+                        covered=len(played) <= covered,
+                    )
                     value = self._value(
                         planner,
                         counts,
                         played,
-                        lie=padded > 0,
+                        lie=lie,
                         final=len(played) == len(hand),
-                        risk=doubt.risk(deficit=len(played) - covered, outside=outside),
+                        risk=risk,
                         final_risk=doubt.final_risk,
                         caught_cost=caught_cost,
                     )
+                    if not lie:
+                        value -= risk * CARD_COST * (pile + len(played)) / others
                     # Nearly equal options are drawn at random: a player that always picks
                     # the same one can be read, and two of them can repeat a cycle of plays
                     # for ever.
                     value += TIE_NOISE * rng.random()
                     if best is None or value < best[0]:
                         best = (value, Play(seat, played, rank))
-        if can_pass(state, seat):
+        if view.may_pass:
             # Nothing shed and nothing risked (a vote that fails only means playing after all).
             value = keep_cost + 0.05
             if best is None or value < best[0]:
@@ -784,6 +852,8 @@ class HardStrategy(_Counting):
         final_risk: float,
         caught_cost: float,
     ) -> float:
+        """The expected cost of the hand after ``played`` (``_Planner.cost``): a lie called
+        costs the pile and the cards back (``caught_cost``)."""
         left = list(counts)
         for card in played:
             left[slot(card.rank)] -= 1
@@ -802,9 +872,7 @@ class HardStrategy(_Counting):
         return held or (Rank.ACE,)
 
     @staticmethod
-    def _junk_order(
-        state: GameState, planner: _Planner, hand: Sequence[Card], rank: Rank
-    ) -> list[Card]:
+    def _junk_order(planner: _Planner, hand: Sequence[Card], rank: Rank) -> list[Card]:
         """The cards to bluff with, least worth keeping first: under ``ascending`` the ranks
         whose turn comes last, keeping the rank the next player must claim (held back, it
         may leave that player nothing true to play); otherwise lone cards before groups.
@@ -822,46 +890,53 @@ class HardStrategy(_Counting):
         return sorted(others, key=lambda c: (sizes[slot(c.rank)], -int(c.rank), int(c)))
 
 
-def _callers_of(state: GameState, seat: int) -> list[int]:
+def _callers_of(view: SeatView) -> list[int]:
     """Who may call Cheat! on this seat's next play."""
-    if state.rules.challengers is Challengers.NEXT:
-        return [state.next_active(seat)]
-    return [s for s in state.active_seats() if s != seat]
+    if view.rules.challengers is Challengers.NEXT:
+        return [view.next_active(view.seat)]
+    return [s for s in view.active_seats() if s != view.seat]
 
 
-#: How much less often a player calls a lie it cannot prove than one it can: a counting
-#: player calls what its own cards refute, and guesses far less.
-GUESS_SHARE = 0.2
+#: How likely a player who calls at all is to call a lie its own cards prove.
+PROVEN_CALL = 0.95
+#: Each chance to call that a seat let pass without any call so far makes it that much less
+#: likely to call a provable lie.
+SILENCE = 0.85
+
+
+def proof_rate(record: SeatRecord) -> float:
+    """How likely a seat is to call a lie its own cards prove: almost surely for any player
+    who has called Cheat! at all; for one who has let every chance pass, less and less."""
+    if record.calls > 0:
+        return PROVEN_CALL
+    return PROVEN_CALL * SILENCE**record.chances
 
 
 class _Doubt:
-    """How likely the others are to call this player's next claim, from what the table has
-    shown of their calls (``call_rate``) and from whether they could prove it false: a
-    player can refute a claim of n cards of a rank only when the copies it knows of (its
-    hand, its own pile cards) leave fewer than n for the claimant."""
+    """How likely the others are to call this player's next claim: for each opponent, what
+    it did with this player's claims of the same kind in this game (``call_chance``), and at
+    least the chance that its own cards prove the claim false (a player can refute a claim of
+    n cards of a rank when the copies it knows of leave fewer than n for the claimant) times
+    how surely it calls what it can prove."""
 
-    def __init__(self, state: GameState, seat: int, knowledge: Knowledge) -> None:
-        self.state = state
+    def __init__(self, view: SeatView, knowledge: Knowledge) -> None:
         self.knowledge = knowledge
-        self.totals = deck_counts(state)
-        self.wild = state.rules.jokers is Jokers.WILD
+        self._memo: dict[tuple[bool, int, int, int, bool], float] = {}
+        self.totals = deck_counts(view)
+        self.wild = view.rules.jokers is Jokers.WILD
+        seat = view.seat
         records = knowledge.seats
-        self.callers = _callers_of(state, seat)
-        self.rates = [call_rate(records[s]) if s < len(records) else 0.5 for s in self.callers]
-        self.proofs = [
-            proof_rate(records[s]) if s < len(records) else PROVEN_CALL for s in self.callers
-        ]
-        final_rates = [
-            final_call_rate(records[s]) if s < len(records) else 1.0 for s in self.callers
-        ]
-        self.final_risk = 1.0 - math.prod(1.0 - r for r in final_rates)
+        self.callers = _callers_of(view)
+        self.records = [records[s] if s < len(records) else SeatRecord() for s in self.callers]
+        self.proofs = [proof_rate(r) for r in self.records]
+        self.final_risk = 1.0 - math.prod(1.0 - final_call_rate(r) for r in self.records)
         # Each other player's share of the cards this player cannot see: its hand and its
         # part of the pile (the pile's unknown cards split evenly), all of which it knows.
-        others = [s for s in state.active_seats() if s != seat]
-        pile_unknown = max(0, len(state.pile) - sum(knowledge.mine_on_pile))
-        unseen = sum(len(state.players[s].hand) for s in others) + pile_unknown
+        others = [s for s in view.active_seats() if s != seat]
+        pile_unknown = max(0, view.pile_size - sum(knowledge.mine_on_pile))
+        unseen = sum(view.hand_sizes[s] for s in others) + pile_unknown
         self.shares = [
-            (len(state.players[s].hand) + pile_unknown / max(len(others), 1)) / max(unseen, 1)
+            (view.hand_sizes[s] + pile_unknown / max(len(others), 1)) / max(unseen, 1)
             for s in self.callers
         ]
 
@@ -874,17 +949,27 @@ class _Doubt:
         mine = self.knowledge.mine_on_pile
         return mine[slot(rank)] + (mine[JOKER] if self.wild else 0)
 
-    def risk(self, *, deficit: int, outside: int) -> float:
-        """The chance someone calls a claim that needs ``deficit`` copies more than this
-        player holds and has on the pile, ``outside`` copies being elsewhere."""
+    def risk(
+        self, *, lie: bool, count: int, deficit: int, outside: int, covered: bool = False
+    ) -> float:
+        """The chance someone calls a claim of ``count`` cards (a lie or not) that needs
+        ``deficit`` copies more than this player holds and has on the pile, ``outside``
+        copies being elsewhere; ``covered``: a lie of no more cards than it holds of the
+        rank (it keeps them back)."""
+        key = (lie, count, deficit, outside, covered)
+        known = self._memo.get(key)
+        if known is not None:
+            return known
+        kind = claim_kind(lie, count, covered)
         believed = 1.0
-        for rate, proof, share in zip(self.rates, self.proofs, self.shares, strict=True):
-            if deficit <= 0:
-                provable = 0.0
-            else:
+        for record, proof, share in zip(self.records, self.proofs, self.shares, strict=True):
+            chance = call_chance(record, kind)
+            if lie and deficit > 0:
                 # It must know of more than ``outside - deficit`` of the outside copies.
                 provable = _binomial_tail(outside, share, outside - deficit + 1)
-            believed *= 1.0 - provable * proof - (1.0 - provable) * rate * GUESS_SHARE
+                chance = max(chance, provable * proof)
+            believed *= 1.0 - chance
+        self._memo[key] = 1.0 - believed
         return 1.0 - believed
 
 
@@ -912,6 +997,7 @@ STRATEGIES: dict[str, Strategy] = {
         RandomStrategy(),
         HonestStrategy(),
         LegacyStrategy("never", calls=False),
+        CounterStrategy(),
     )
 }
 #: The strategy of a computer player when none is named.
@@ -923,6 +1009,16 @@ LEVELS = ("easy", "normal", "hard")
 def strategy(name: str) -> Strategy:
     """The strategy called ``name``; KeyError for an unknown name."""
     return STRATEGIES[name]
+
+
+def remember_as(
+    name: str, knowledge: Knowledge, before: GameState, events: Sequence[Event], after: GameState
+) -> Knowledge:
+    """``knowledge.remember`` for a player of strategy ``name``: one that calibrates its
+    beliefs (``hard``) has each revealed claim judged as it saw it."""
+    played = STRATEGIES[name]
+    judge = played.judge if isinstance(played, HardStrategy) else None
+    return remember(knowledge, before, events, after, judge)
 
 
 # --- a table's computer players ------------------------------------------------------------------
@@ -956,17 +1052,21 @@ class ComputerPlayers:
         return ComputerPlayers(
             self.strategies,
             tuple(
-                None if k is None else remember(k, before, events, after) for k in self.knowledge
+                None if k is None or name is None else remember_as(name, k, before, events, after)
+                for name, k in zip(self.strategies, self.knowledge, strict=True)
             ),
         )
 
     def choose(self, state: GameState, seat: int, rng: AIRandom, now_ms: int) -> Action | None:
-        """What the computer player at ``seat`` does now (None for a person's seat)."""
+        """What the computer player at ``seat`` does now (None for a person's seat): its
+        strategy is given what the seat sees (``view.see``) and its memory, nothing else."""
         name = self.strategies[seat]
         knowledge = self.knowledge[seat]
         if name is None or knowledge is None:
             return None
-        return STRATEGIES[name].choose(state, seat, knowledge, rng, now_ms)
+        if state.phase is Phase.FINISHED or not 0 <= seat < len(state.players):
+            return None
+        return STRATEGIES[name].choose(see(state, seat), knowledge, rng, now_ms)
 
     def to_data(self) -> dict[str, Any]:
         return {
