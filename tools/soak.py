@@ -37,10 +37,11 @@ link's ``/start j<chat>``. Faults:
   over (within ``LONG_FLOOD_SHOWN_S``);
 - ``poison_update``: a command whose reply Telegram refuses on every delivery: it is answered
   200 after ``MAX_FAILED_DELIVERIES`` failed deliveries, never delivered for ever;
-- ``killed``: the process handling a move dies after committing it, before Telegram answered its
-  first request (the request never gets an answer, nor does the update): Telegram delivers the
-  update again, and what the move owed the players (a reveal, the result) is shown by the clock
-  once the dead process's lease is over (``SOAK_LEASE_MS``);
+- ``killed``: the process handling a move dies after committing it, at its first request to the
+  game's chats (the request never gets an answer, nor does the update; its work stops there):
+  Telegram delivers the update again, and the place is synced from what the dead sync had
+  confirmed (a process killed outright leaves its lease to run out, ``SOAK_LEASE_MS``: the
+  tests cover that path, e.g. ``tests/bot/test_stats.py``);
 - ``edits_out_of_order``: a move's table edit reaches Telegram only after the next move's: the
   older table lands last, and the clock shows the latest state again;
 - ``outsider_join``: someone who is not in the group opens the game's join link: refused;
