@@ -18,6 +18,9 @@ MALLORY = User(66, "Mallory")
 OTHER_GROUP = -1009999999999
 OUTSIDER_ANSWER = "You can join only games of groups you are in."
 
+#: The answer to a command written on behalf of a chat.
+AS_YOURSELF = "To play, post as yourself (not as the group or a channel)."
+
 
 async def _lobby_players(bot: BotHarness) -> list[int]:
     session, _ = await bot.store.load(GROUP_ID)
@@ -176,18 +179,18 @@ async def test_a_channel_or_an_anonymous_admin_is_nobody_to_play_or_manage(
     await bot.feed(bot.updates.command_as_chat(bot.group, news, "/new"))
     session, _ = await bot.store.load(GROUP_ID)
     assert session is None
-    assert bot.fake.last_message(GROUP_ID).plain_text == "Please write as yourself to play."
+    assert bot.fake.last_message(GROUP_ID).plain_text == AS_YOURSELF
     await bot.command(ANN, "/new")
     for name in ("/join", "/stop", "/kick 1", "/leave", "/settings", "/language"):
         command, _, args = name.partition(" ")
         await bot.feed(bot.updates.command_as_chat(bot.group, bot.group, command, args or None))
-        assert bot.fake.last_message(GROUP_ID).plain_text == "Please write as yourself to play."
+        assert bot.fake.last_message(GROUP_ID).plain_text == AS_YOURSELF
     session, _ = await bot.store.load(GROUP_ID)
     assert session is not None and session.lobby is not None and session.lobby.players == ()
     await bot.store.settings.save_group_language(GROUP_ID, "it")
     await bot.feed(bot.updates.command_as_chat(bot.group, news, "/join"))
     italian = bot.fake.last_message(GROUP_ID).plain_text or ""
-    assert italian and italian != "Please write as yourself to play."
+    assert italian and italian != AS_YOURSELF
 
 
 async def test_a_channel_may_still_read_the_help_and_the_rules(bot: BotHarness) -> None:

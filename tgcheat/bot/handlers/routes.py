@@ -106,7 +106,7 @@ class Routes:
                 return
             try:
                 if persons_only and command.asker.as_chat:
-                    raise Answer(N_("Please write as yourself to play."))
+                    raise Answer(N_("To play, post as yourself (not as the group or a channel)."))
                 await handle(command)
             except REFUSALS as refusal:
                 await self.shell.refuse(command.asker, refusal)
