@@ -980,7 +980,9 @@ class GameDriver:
             self.background.append(task)
             either: set[asyncio.Future[Any]] = {self.hung.arrived, task}
             await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
-            for _ in range(500):
+            # (Its delivery may take a while: dropped deliveries are tried again later.)
+            until = time.monotonic() + DEAD_REQUEST_S
+            while time.monotonic() < until:
                 if task.done() or (await self.read())[0] > self.picked_at:
                     break
                 await asyncio.sleep(0.01)
