@@ -37,11 +37,11 @@ link's ``/start j<chat>``. Faults:
   over (within ``LONG_FLOOD_SHOWN_S``);
 - ``poison_update``: a command whose reply Telegram refuses on every delivery: it is answered
   200 after ``MAX_FAILED_DELIVERIES`` failed deliveries, never delivered for ever;
-- ``killed``: the process handling a move dies after committing it, at its first request to the
-  game's chats (the request never gets an answer, nor does the update; its work stops there):
-  Telegram delivers the update again, and the place is synced from what the dead sync had
-  confirmed (a process killed outright leaves its lease to run out, ``SOAK_LEASE_MS``: the
-  tests cover that path, e.g. ``tests/bot/test_stats.py``);
+- ``killed``: the process handling a move dies after committing it, before Telegram answered its
+  first request (the request never gets an answer, nor does the update): Telegram delivers the
+  update again, and the clock syncs the place from the dead sync's last checkpoint once its
+  lease is over (``SOAK_LEASE_MS``); should the dead request be answered at last, that sync
+  finds its lease lost and takes back what it posted;
 - ``edits_out_of_order``: a move's table edit reaches Telegram only after the next move's: the
   older table lands last, and the clock shows the latest state again;
 - ``outsider_join``: someone who is not in the group opens the game's join link: refused;
@@ -417,9 +417,7 @@ class Telegram:
             self.fake.unhang(hung)
             await post
             return
-        # It dies there: its work stops at that request, which is never answered.
         self.stats.faults["killed"] += 1
-        post.cancel()
         self.dead.append(post)
 
     async def bury_the_dead(self) -> None:
