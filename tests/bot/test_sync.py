@@ -97,3 +97,19 @@ async def test_a_hand_sent_is_kept_when_another_request_of_the_play_fails(
         bot.fake.message(GROUP_ID, messages.table).plain_text  # type: ignore[arg-type]
     )
     bot.fake.assert_clean()
+
+
+async def test_my_cards_after_a_pick_brings_the_hand_back_without_the_selection(
+    bot: BotHarness,
+) -> None:
+    """Cards picked are kept in the session (whichever sync draws the hand shows them); a hand
+    asked for anew (🃏 My cards) starts from no selection, as a new hand message always did: a
+    person who changed their mind starts over."""
+    state = await _start(bot)
+    mover = await _pick_one(bot, state)
+    assert bot.fake.find_button(mover.id, has_op(Op.CLEAR)) is not None
+    await bot.start_private(mover, f"h{GROUP_ID}")
+    assert bot.fake.find_button(mover.id, has_op(Op.CLEAR)) is None
+    session, _ = await bot.store.load(GROUP_ID)
+    assert session is not None and session.picked(mover.id) == ""
+    assert bot.fake.find_button(mover.id, has_op(Op.PICK)) is not None

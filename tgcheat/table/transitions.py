@@ -331,6 +331,16 @@ def pick(
     return _picked(session, user_id, plays, selected), game, seat, selected
 
 
+def unpicked(session: Session | None, user_id: int) -> Session | None:
+    """The session without the cards ``user_id`` picked: their hand asked for anew (🃏 My
+    cards) starts from no selection, as a new hand message does. The same session when they
+    had picked nothing."""
+    if session is None or not any(pick[0] == user_id for pick in session.picks):
+        return session
+    picks = tuple(pick for pick in session.picks if pick[0] != user_id)
+    return dataclasses.replace(session, picks=picks)
+
+
 def _picked(session: Session, user_id: int, plays: int, selected: Counter[Rank]) -> Session:
     selection = "".join(rank.code for rank in sorted(selected.elements()))
     picks = tuple(pick for pick in session.picks if pick[0] != user_id)
@@ -361,4 +371,5 @@ __all__ = [
     "solo_game",
     "start",
     "typed_number",
+    "unpicked",
 ]

@@ -280,10 +280,16 @@ class LobbyHandlers:
         """My cards: the hand posted anew, a reply to the person's own command."""
         if not await self.shell.may_reply(asker):
             return
-        stored, _ = await self.shell.store.load(place)
+        shell = self.shell
+        stored, _ = await shell.store.load(place)
         played_by(stored, asker.user_id)
+        # A hand asked for anew starts from no selection (a person who picked cards and
+        # changed their mind starts over this way too).
+        committed = await shell.store.transact(
+            place, lambda session: (table.unpicked(session, asker.user_id), None), lease=True
+        )
         # The player asked for it: an answer to their own action.
-        await self.shell.delivery.sync(place, answering=asker.user_id, reach=asker.user_id)
+        await shell.show(place, committed, answering=asker.user_id, reach=asker.user_id)
 
     # --- buttons -------------------------------------------------------------------------------
 

@@ -336,6 +336,7 @@ class Shell:
         *,
         answering: int | None = None,
         only_hand: bool = False,
+        reach: int | None = None,
     ) -> frozenset[Where]:
         """Show the place's stored session: a committed change (whose compare-and-set took the
         place's lease), a re-delivered update's (nothing committed: only synced), anything.
@@ -347,6 +348,7 @@ class Shell:
             committed,  # type: ignore[arg-type]
             answering=answering,
             only_hand=only_hand,
+            reach=reach,
         )
 
     async def end_game_at(self, place: Place) -> None:
