@@ -257,3 +257,37 @@ def test_digest_tells_views_apart() -> None:
     assert digest(live("a")) == digest(live("a"))
     assert digest(live("a")) != digest(View("a"))
     assert digest(View("a")) != digest(View("b"))
+
+
+def test_the_groups_budget_lets_what_players_must_see_run_into_debt_and_edits_wait() -> None:
+    from tgcheat.bot.delivery.plan import Step, within_group_budget
+    from tgcheat.table.place import Place
+
+    group = Place(GROUP)
+    move = Step(
+        (Send(group, View("a reveal"), OfLine("g", 1)), Delete(group, (5,))), Priority.MUST, group
+    )
+    edit = Step((EditTo(group, 7, View("table"), OfLine("g", 2)),), Priority.TABLE, group)
+    hand = Step((Send(11, View("hand"), OfLine("g", 3)),), Priority.LATER, 11)
+    allowance = within_group_budget(
+        [move, edit, hand],
+        tokens=0.5,
+        debt_floor=-4.0,
+        flood_until_ms=0,
+        now_ms=1_000,
+        refill_ms=lambda missing: int(missing * 3_000),
+    )
+    # The reveal goes into debt (a deletion costs the group nothing); the edit waits for the
+    # token it needs; the private chat's step is not the group's.
+    assert allowance.steps == (move, hand) and allowance.charged == (move,)
+    assert allowance.spent == 1
+    assert allowance.due_ms == 1_000 + int(1.5 * 3_000)
+    flooded = within_group_budget(
+        [move, hand],
+        tokens=4.0,
+        debt_floor=-4.0,
+        flood_until_ms=9_000,
+        now_ms=1_000,
+        refill_ms=lambda missing: 0,
+    )
+    assert flooded.steps == (hand,) and flooded.spent == 0 and flooded.due_ms == 9_000

@@ -35,14 +35,14 @@ The request savings are rules of ``plan``, in one place:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import orjson
 
 from tgcheat.bot.views.base import View
 from tgcheat.store.send_budget import Priority
-from tgcheat.table.place import Where
+from tgcheat.table.place import Place, Where
 
 #: Where a message is: a group (a topic of it), or a person's private chat (their user id).
 Chat = Where
@@ -331,6 +331,58 @@ def _anew_priority(slot: WantedSlot, shown: Shown) -> Priority:
     if current is not None and current.epoch == slot.epoch:
         return slot.edit_priority
     return slot.priority
+
+
+@dataclass(frozen=True, slots=True)
+class GroupAllowance:
+    """What a group's budget allows of a plan now."""
+
+    #: The steps that go now (those of other chats too), in order.
+    steps: tuple[Step, ...]
+    #: The group's messages they cost, and the steps that cost them.
+    spent: int
+    charged: tuple[Step, ...]
+    #: When the steps held back may go (ms; 0: none was).
+    due_ms: int
+
+
+def within_group_budget(
+    steps: Sequence[Step],
+    *,
+    tokens: float,
+    debt_floor: float,
+    flood_until_ms: int,
+    now_ms: int,
+    refill_ms: Callable[[float], int],
+) -> GroupAllowance:
+    """The group's budget as a rule of the plan: what players must see to act may run the
+    bucket (``tokens`` now) down to ``debt_floor``; any other step needs whole tokens; nothing
+    goes while Telegram's flood wait lasts. Steps of other chats are not the group's."""
+    allowed: list[Step] = []
+    charged: list[Step] = []
+    spent, due = 0, 0
+
+    def due_at(ms: int) -> None:
+        nonlocal due
+        due = ms if due == 0 else min(due, ms)
+
+    for step in steps:
+        if not (isinstance(step.chat, Place) and step.chat.chat_id < 0):
+            allowed.append(step)
+            continue
+        if flood_until_ms > now_ms:
+            due_at(flood_until_ms)
+            continue
+        lowest = debt_floor if step.priority <= Priority.MUST else 0.0
+        cost = step.group_cost
+        if tokens - cost >= lowest:
+            tokens -= cost
+            spent += cost
+            charged.append(step)
+            allowed.append(step)
+        else:
+            due_at(now_ms + refill_ms(lowest + cost - tokens))
+    return GroupAllowance(tuple(allowed), spent, tuple(charged), due)
 
 
 def of_this_game(shown: Shown, log: str) -> Shown:

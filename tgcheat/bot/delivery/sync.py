@@ -47,6 +47,7 @@ from tgcheat.bot.delivery.plan import (
     of_this_game,
     plan,
     unsure,
+    within_group_budget,
     without_chat,
 )
 from tgcheat.bot.delivery.shown_codec import decode_shown, encode_shown
@@ -315,32 +316,23 @@ class Delivery:
     def _within_group_budget(
         self, place: Place, steps: Sequence[Step], bucket: GroupBucket, now: int, done: _Round
     ) -> list[Step]:
-        """The steps the group's budget allows now (what players must see to act may run it
-        into a little debt; edits wait for whole tokens); the place is due when the others
-        may go."""
+        """The steps the group's budget allows now (``plan.within_group_budget``); the place
+        is due when the others may go."""
         if place.chat_id > 0 or not self.store.budget.limited:
             return list(steps)
         per_minute = self.store.budget.per_minute
-        tokens = bucket.available(now, per_minute)
-        floor = -burst_of(per_minute)
-        allowed = []
-        for step in steps:
-            if not (isinstance(step.chat, Place) and step.chat.chat_id < 0):
-                allowed.append(step)
-                continue
-            if bucket.until_ms > now:
-                done.due_at(bucket.until_ms)
-                continue
-            lowest = floor if step.priority <= Priority.MUST else 0.0
-            cost = step.group_cost
-            if tokens - cost >= lowest:
-                tokens -= cost
-                done.spent += cost
-                done.charged.add(id(step))
-                allowed.append(step)
-            else:
-                done.due_at(now + GroupBucket.refill_ms(lowest + cost - tokens, per_minute))
-        return allowed
+        allowance = within_group_budget(
+            steps,
+            tokens=bucket.available(now, per_minute),
+            debt_floor=-burst_of(per_minute),
+            flood_until_ms=bucket.until_ms,
+            now_ms=now,
+            refill_ms=lambda missing: GroupBucket.refill_ms(missing, per_minute),
+        )
+        done.spent += allowance.spent
+        done.charged |= {id(step) for step in allowance.charged}
+        done.due_at(allowance.due_ms)
+        return list(allowance.steps)
 
     async def _within_bot_budget(self, steps: list[Step], now: int, done: _Round) -> list[Step]:
         """The steps the bot's budget across all chats allows now, asked in one round trip."""
