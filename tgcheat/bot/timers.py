@@ -24,7 +24,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from random import SystemRandom
 
-from tgcheat.bot.delivery.desired import hand_slot
+from tgcheat.bot.delivery.desired import hand_epoch, hand_slot
 from tgcheat.bot.delivery.shown_codec import decode_shown
 from tgcheat.bot.handlers.shell import Shell
 from tgcheat.bot.sender import ChatFlooded, TopicGone, wall_clock_ms
@@ -32,6 +32,7 @@ from tgcheat.store.games import GameStore
 from tgcheat.table import transitions as table
 from tgcheat.table.computers import TableRandom, is_computer
 from tgcheat.table.place import Place, Where
+from tgcheat.table.session import Session
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +78,7 @@ class Timers:
         # Whose hand is not shown yet matters only to a game's deadline that is due (not to a
         # lobby's, nor to a computer player's move): read only then.
         deadline_due = before.live_game is not None and 0 < before.deadline_ms <= now
-        unseen = await self.unseen_hands(place) if deadline_due else frozenset()
+        unseen = await self.unseen_hands(place, before) if deadline_due else frozenset()
         committed = await self.store.transact(
             place,
             lambda session: table.tick(session, now, rng=self.rng, unseen=unseen),
@@ -86,23 +87,24 @@ class Timers:
         if committed.changed:
             await self.shell.show(place, committed)
 
-    async def unseen_hands(self, place: Place) -> frozenset[int]:
-        """The players whose hand does not show their turn yet (a budget or a flood wait
-        held it back): their turn does not time out before they have seen it."""
-        session, _ = await self.store.load(place)
+    async def unseen_hands(self, place: Place, session: Session | None = None) -> frozenset[int]:
+        """The players whose hand message is not yet the one of their turn (a budget or a
+        flood wait held it back): their turn does not time out before they have seen it.
+        ``session``: the place's, when it was read already."""
+        if session is None:
+            session, _ = await self.store.load(place)
         state = session.live_game if session is not None else None
         if session is None or state is None:
             return frozenset()
         shown = decode_shown(await self.store.shown.read(place))
-        wanted = {slot.name: slot.epoch for slot in self.shell.delivery.desired(session).slots}
         unseen = set()
         for player in state.players:
-            name = hand_slot(player.user_id)
-            if is_computer(player.user_id) or player.user_id in shown.unreachable:
+            user_id = player.user_id
+            if is_computer(user_id) or user_id in shown.unreachable:
                 continue
-            current = shown.slots.get(name)
-            if name in wanted and (current is None or current.epoch != wanted[name]):
-                unseen.add(player.user_id)
+            current = shown.slots.get(hand_slot(user_id))
+            if current is None or current.epoch != hand_epoch(session, user_id):
+                unseen.add(user_id)
         return frozenset(unseen)
 
     async def sync_due(self, now: int | None = None) -> None:

@@ -29,6 +29,12 @@ def hand_slot(user_id: int) -> str:
     return f"hand:{user_id}"
 
 
+def hand_epoch(session: Session, user_id: int) -> str:
+    """The epoch of a person's hand message: a new one each time it comes back as a
+    notification (``Told.hand_epochs``)."""
+    return f"{session.game_id}:{session.told.hand_epoch(user_id)}"
+
+
 @dataclass(frozen=True, slots=True)
 class Drawing:
     """What a place's messages are drawn with besides the session."""
@@ -108,7 +114,7 @@ def _hand_slots(
             WantedSlot(
                 hand_slot(user_id),
                 user_id,
-                f"{session.game_id}:{told.hand_epoch(user_id)}",
+                hand_epoch(session, user_id),
                 view,
                 priority=Priority.MUST if awaited else Priority.LATER,
                 edit_priority=edit,
