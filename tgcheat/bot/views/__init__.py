@@ -33,7 +33,7 @@ from tgcheat.bot.views.base import (
     rules_name,
     title_html,
 )
-from tgcheat.bot.views.hand import hand_text, hand_view
+from tgcheat.bot.views.hand import check_selection_fits, hand_text, hand_view
 from tgcheat.bot.views.lobby import lobby_closed_view, lobby_view, ping_view
 from tgcheat.bot.views.refusals import REFUSALS, Reason, refusal_text
 from tgcheat.bot.views.settings import (
@@ -76,6 +76,7 @@ __all__ = [
     "View",
     "button",
     "card_label",
+    "check_selection_fits",
     "claim_line",
     "count_cards",
     "deep_link",
