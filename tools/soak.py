@@ -695,6 +695,11 @@ class GameDriver:
         else:
             self.fail(f"unexpected move {action}")
             return False
+        if deadline and CLOCK() >= deadline and not timing_out:
+            # The clock all games share was moved past this turn's deadline meanwhile (another
+            # game's timer was let run out): the bots' clock may have played for this player.
+            self.stats.shown["timed_out_by_another_game"] += 1
+            predictions.append(self.predict("timeout", state, clock_action(state, deadline)))
         await self.verify(version, predictions)
         return True
 
