@@ -947,7 +947,15 @@ class GameDriver:
     ) -> bool:
         user = self.user_at(state, play.seat)
         fresh = lambda p: drawn_at(p) == state.plays  # noqa: E731
-        if self.find(user.id, lambda p: fresh(p) and p.op is Op.PICK) is None:
+        unpicked = lambda p: fresh(p) and p.op is Op.PICK and not selection_of(p)  # noqa: E731
+        if self.find(user.id, unpicked) is not None:
+            pass
+        elif self.find(user.id, lambda p: fresh(p) and p.op is Op.CLEAR) is not None:
+            # Cards picked before (a pick shown too late to be counted on): start over, as a
+            # person who changed their mind does.
+            self.stats.shown["selection_cleared"] += 1
+            await self.tap(user, user.id, lambda p: fresh(p) and p.op is Op.CLEAR)
+        else:
             self.stats.shown["stale_hand"] += 1
             await self.my_cards(user)
         picked: Counter[Rank] = Counter()
