@@ -425,22 +425,10 @@ class Delivery:
         state = session.game
         if state is None or session.against_computer:
             return
-        tr = translator(session.language)
-        names = views.joined(
-            tr,
-            (
-                views.name_html(player.name)
-                for player in state.players
-                if player.user_id in user_ids
-            ),
-        )
-        text = tr._(
-            "{names}: I can't send you your cards. Tap <b>🃏 My cards</b> on the "
-            "table and press <b>Start</b> in our private chat."
-        ).format(names=names)
+        view = views.unreachable_view(translator(session.language), state, user_ids)
         try:
             with self.sender.paid():
-                await self.sender.send(place, views.View(views.directed(tr, text)))
+                await self.sender.send(place, view)
         except (ChatFlooded, TelegramError) as error:
             log.info("chat %s: players unreachable, not told (%s)", place, error)
 

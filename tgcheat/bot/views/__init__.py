@@ -61,6 +61,7 @@ from tgcheat.bot.views.table import (
     scoreboard_lines,
     summary_lines,
     table_view,
+    unreachable_view,
 )
 
 __all__ = [
@@ -121,4 +122,5 @@ __all__ = [
     "telegram_length",
     "title_html",
     "top_view",
+    "unreachable_view",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Collection
 
 from tgcheat.bot.callbacks import ClaimPress, Op, TablePress
 from tgcheat.bot.texts import claim_phrase, rank_plural
@@ -190,6 +191,18 @@ def reveal_view(tr: Translator, state: GameState, event: ChallengeResolved) -> V
         ).format(name=name_html(state.players[event.taker].name), count=event.taken),
     ]
     return page(tr, "\n".join(lines))
+
+
+def unreachable_view(tr: Translator, state: GameState, user_ids: Collection[int]) -> View:
+    """The group told which players the bot cannot send their cards to."""
+    names = joined(
+        tr, (name_html(player.name) for player in state.players if player.user_id in user_ids)
+    )
+    text = tr._(
+        "{names}: I can't send you your cards. Tap <b>🃏 My cards</b> on the "
+        "table and press <b>Start</b> in our private chat."
+    ).format(names=names)
+    return View(directed(tr, text))
 
 
 def passed_view(tr: Translator, state: GameState, event: Passed) -> str:
