@@ -171,6 +171,10 @@ async def test_names_types_and_values_that_move_as_a_game_is_played(redis: Redis
         moved("tgcheat_bot_api_requests_total", result="webhook_reply")
         moved("tgcheat_bot_api_floods_total", chat_kind="group")
         moved("tgcheat_redis_round_trip_seconds_count", 20)
+        moved("tgcheat_delivery_lag_seconds_count", 3)
+        assert playing.total("tgcheat_delivery_lag_seconds_sum") >= before.total(
+            "tgcheat_delivery_lag_seconds_sum"
+        )
 
         # The game stopped: no longer in progress.
         stop = bot.updates.command(table, PLAYERS[0], "/stop")
