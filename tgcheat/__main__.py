@@ -284,7 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tgcheat",
         description="A Telegram bot that runs the bluffing card game Cheat in group chats. "
-        "Settings come from the environment (see README.md).",
+        "Settings come from the environment (see docs/operating.md).",
     )
     parser.add_argument(
         "--log-level",
@@ -314,7 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
         "migrate-keys",
         _run_migrate_keys,
         "move the games an older version stored to today's key names (once, with every bot "
-        "process stopped; see README: Upgrading)",
+        "process stopped; see docs/operating.md: Upgrading)",
     )
     simulate.add_parser(commands)
     return parser
