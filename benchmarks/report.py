@@ -15,9 +15,10 @@ docs/benchmarks.md holds one block per report, between two markers:
 
 A run replaces the blocks of the reports it ran and leaves the rest of the page alone (the
 prose around the blocks is written by hand, and says what the figures mean). ``--quick`` runs
-each command at tiny sizes and writes nothing unless ``--write`` is given: the tests run it so
-that a command that no longer runs fails the build (``tests/test_report.py``), and check that
-every table of figures in the docs names its command and commit.
+each command at tiny sizes and writes nothing unless ``--write`` is given: the build runs it so
+that a command that no longer runs fails it (the quickest in ``tests/test_report.py``, which
+also checks that every table of figures in the docs names its command and commit; three more in
+``.ci/run``; ``delivery`` needs its baseline commit's history).
 
 Full sizes take long on a small machine (``bench``: about 5 minutes; ``send_budget``: about 10;
 ``delivery``: a few minutes, with a ``git worktree`` of its baseline commit); run them on a
