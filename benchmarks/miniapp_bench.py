@@ -4,7 +4,7 @@ and 200 open Mini Apps on one web process receiving every change (delivery delay
     python benchmarks/miniapp_bench.py [--plays 30] [--clients 200]
 
 It starts a throwaway Redis, runs the web app (`tgcheat serve`'s) on a local port with the
-Bot API stand-in of the tests, and prints the figures the README quotes."""
+Bot API stand-in of the tests, and prints the figures docs/benchmarks.md quotes."""
 
 from __future__ import annotations
 

@@ -51,6 +51,7 @@ from tgcheat.bot.delivery.plan import (
     without_chat,
 )
 from tgcheat.bot.delivery.shown_codec import decode_shown, encode_shown
+from tgcheat.bot.delivery_lag import observe_lag
 from tgcheat.bot.sender import ChatFlooded, Edit, Sender, TopicGone, wall_clock_ms
 from tgcheat.engine.state import Phase
 from tgcheat.i18n import translator
@@ -245,6 +246,7 @@ class Delivery:
                 ]
             steps = self._within_group_budget(place, steps, lease.bucket, now, done)
             steps = await self._within_bot_budget(steps, now, done)
+            observe_lag(lease.session, steps, now)
             if not steps:
                 break
             by_chat: dict[Chat, list[Step]] = {}
