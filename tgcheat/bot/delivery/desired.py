@@ -106,14 +106,23 @@ def _table_slot(session: Session, told: Told, drawing: Drawing) -> WantedSlot | 
     # The lobby's message becomes the game's table (an edit, not a new message).
     epoch = f"{session.game_id}:{told.table_epoch if told.game_id == session.game_id else 0}"
     if session.lobby is not None:
-        view = views.lobby_view(tr, session, session.lobby, drawing.bot_username)
+        view = views.lobby_view(
+            tr, session, session.lobby, drawing.bot_username, app=drawing.app_url is not None
+        )
         return WantedSlot(TABLE, chat, epoch, view, edit_priority=Priority.LATER)
     state = session.game
     if state is None:
         # A lobby closed without a game.
         view = views.lobby_closed_view(tr, expired=session.lobby_expired)
         return WantedSlot(TABLE, chat, epoch, view, edit_priority=Priority.LATER)
-    view = views.table_view(tr, session, state, drawing.bot_username, session.changed_ms or None)
+    view = views.table_view(
+        tr,
+        session,
+        state,
+        drawing.bot_username,
+        session.changed_ms or None,
+        app=drawing.app_url is not None,
+    )
     # Last cards to answer are what the players must see to act; any other edit may wait.
     edit = Priority.MUST if state.phase is Phase.FINAL_CHECK else Priority.TABLE
     # A live game's table comes back below others' messages; a result stays where it is.
