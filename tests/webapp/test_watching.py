@@ -178,3 +178,19 @@ async def test_a_spectator_sees_the_table_and_never_a_hand_or_a_hidden_card(
         for payload in [watched, *states]:
             assert _card_ids(payload) <= turned_over
             assert not re.search(r'"hand', orjson.dumps(payload).decode())
+
+
+async def test_the_lobby_and_the_table_open_the_game_in_the_mini_app(redis: Redis) -> None:
+    async with served(redis) as bot:
+        await bot.open_game(GROUP, PLAYERS)
+        link = f"?startapp={GROUP}"
+        lobby_and_table = [
+            orjson.dumps(c.params.get("reply_markup")).decode()
+            for c in bot.fake.calls
+            if c.params.get("chat_id") == GROUP and c.method in ("sendMessage", "editMessageText")
+        ]
+        with_link = [markup for markup in lobby_and_table if link in markup]
+        assert len(with_link) >= 2, lobby_and_table
+        # A hand in private is not the table: it keeps its own web_app button.
+        hands = [c for c in bot.fake.calls if c.params.get("chat_id") == ANN.id]
+        assert hands and all(link not in orjson.dumps(c.params).decode() for c in hands)
