@@ -85,11 +85,31 @@ async def report_seen(bot: Any, chat: int, user: User, visible: bool) -> None:
     assert response.status_code == 204, response.text
 
 
+async def app_cheat(bot: Any, chat: int, request: str) -> None:
+    """The player on turn calls Cheat! on the last claim."""
+    state = await bot.game(chat)
+    user = by_id(state.players[state.turn].user_id)
+    session, _ = await bot.store.load(chat)
+    body = {
+        "place": str(chat), "game": session.game_id, "op": "cheat",
+        "claim": state.open_claims[-1].number, "request": request,
+    }  # fmt: skip
+    response = await bot.client.post("/app/api/act", json=body, headers=auth(init_data(user)))
+    assert response.status_code == 200, response.text
+
+
 async def mini_app_plays(
-    bot: Any, chat: int, plays: int, *, visible: bool, pace_s: float = 0.0
+    bot: Any,
+    chat: int,
+    plays: int,
+    *,
+    visible: bool,
+    pace_s: float = 0.0,
+    cheat_every: int = 0,
 ) -> collections.Counter[str]:
     """``plays`` plays through the Mini App's API, one every ``pace_s``; ``visible``: every
-    player's page reports itself visible, as often as a page does."""
+    player's page reports itself visible, as often as a page does; ``cheat_every``: after
+    every so many plays, the next player calls Cheat! (0: never)."""
     await bot.open_game(chat, PLAYERS)
     reported = -1e9
     before = len(bot.fake.calls)
@@ -99,6 +119,8 @@ async def mini_app_plays(
             for user in PLAYERS:
                 await report_seen(bot, chat, user, True)
         await app_play(bot, chat, f"bench-{chat}-{number:06d}")
+        if cheat_every and (number + 1) % cheat_every == 0:
+            await app_cheat(bot, chat, f"cheat-{chat}-{number:06d}")
         await asyncio.sleep(pace_s)
     return collections.Counter(c.method for c in bot.fake.calls[before:])
 
@@ -180,16 +202,24 @@ async def listeners(bot: Any, base: str, chat: int, clients: int, plays: int) ->
     }
 
 
-async def main(plays: int, clients: int, pace_s: float) -> None:
+async def main(plays: int, clients: int, pace_s: float, cheat_every: int) -> None:
     with throwaway_redis_server() as url:
         redis = Redis.from_url(url, **CLIENT_OPTIONS)
         async with live_server(redis, per_minute=1_000_000) as (bot, base):
             hidden = await mini_app_plays(bot, -100901, plays, visible=False)
             shown = await mini_app_plays(bot, -100902, plays, visible=True, pace_s=pace_s)
-            for name, calls in (
+            runs = [
                 ("Mini App, pages not visible (the chat shows hands and turns)", hidden),
                 (f"Mini App, every player's page visible, a play every {pace_s:g} s", shown),
-            ):
+            ]
+            if cheat_every:
+                calls = await mini_app_plays(
+                    bot, -100904, plays, visible=True, pace_s=pace_s, cheat_every=cheat_every
+                )
+                runs.append(
+                    (f"... the same with Cheat! called after every {cheat_every} plays", calls)
+                )
+            for name, calls in runs:
                 total = sum(calls.values())
                 detail = ", ".join(f"{m} {n / plays:.2f}" for m, n in sorted(calls.items()))
                 print(f"{name}: {total / plays:.2f} Bot API requests per play ({detail})")
@@ -209,8 +239,11 @@ if __name__ == "__main__":
         asyncio.run(listen_all(sys.argv[2], int(sys.argv[3]), int(sys.argv[4])))
         sys.exit()
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--plays", type=int, default=15)
+    parser.add_argument("--plays", type=int, default=20)
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--pace", type=float, default=1.0, help="seconds between plays")
+    parser.add_argument(
+        "--cheat-every", type=int, default=4, help="Cheat! called after every N plays (0: never)"
+    )
     args = parser.parse_args()
-    asyncio.run(main(args.plays, args.clients, args.pace))
+    asyncio.run(main(args.plays, args.clients, args.pace, args.cheat_every))
