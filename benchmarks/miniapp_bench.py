@@ -122,7 +122,12 @@ async def mini_app_plays(
         if cheat_every and (number + 1) % cheat_every == 0:
             await app_cheat(bot, chat, f"cheat-{chat}-{number:06d}")
         await asyncio.sleep(pace_s)
-    return collections.Counter(c.method for c in bot.fake.calls[before:])
+    counted = collections.Counter(c.method for c in bot.fake.calls[before:])
+    if visible:
+        # The pages close (the chats take over now, not in a later run's count).
+        for user in PLAYERS:
+            await report_seen(bot, chat, user, False)
+    return counted
 
 
 def rss_mb() -> float:
