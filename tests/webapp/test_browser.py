@@ -297,6 +297,13 @@ async def test_telegram_buttons_haptics_and_a_page_closed_mid_turn(redis: Redis)
         for page in (mine, theirs):
             await page.wait_for_selector("#cards .stack")
         assert await events(mine, "web_app_request_fullscreen")
+        # The chat's theme changes while the page is open (to dark): the page follows.
+        await mine.evaluate(
+            "(theme) => Telegram.WebView.receiveEvent('theme_changed', {theme_params: theme})",
+            DARK,
+        )
+        background = await mine.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert background == "rgb(23, 33, 43)"
         # The player on turn: a haptic notification, and a confirmation before closing.
         assert {"type": "notification", "notification_type": "success"} in await events(
             mine, "web_app_trigger_haptic_feedback"
@@ -434,8 +441,7 @@ async def test_joining_from_the_group_link_without_having_started_the_bot(redis:
                 # The person allows it: the bot may write to them from now on.
                 bot.fake.started_users.add(FAY.id)
                 await page.evaluate(
-                    "Telegram.WebView.receiveEvent('write_access_requested', "
-                    "{status: 'allowed'})"
+                    "Telegram.WebView.receiveEvent('write_access_requested', {status: 'allowed'})"
                 )
 
         await page.expose_binding("__answer", allow)
@@ -444,6 +450,5 @@ async def test_joining_from_the_group_link_without_having_started_the_bot(redis:
         session, _ = await bot.store.load(GROUP)
         assert session is not None and session.lobby is not None and session.lobby.has(FAY.id)
         assert any(
-            c.method == "sendMessage" and c.params.get("chat_id") == FAY.id
-            for c in bot.fake.calls
+            c.method == "sendMessage" and c.params.get("chat_id") == FAY.id for c in bot.fake.calls
         ), "the joined player was not told in private"

@@ -174,9 +174,7 @@ def lobby_json(tr: Translator, session: Session, version: int, user_id: int) -> 
         "lobby": [name for _, name in lobby.players],
         "joined": lobby.has(user_id),
         "join": tr._("➕ Join"),
-        "table": [
-            tr._("🃏 <b>Cheat</b>: a new game is open").replace("<b>", "").replace("</b>", "")
-        ],
+        "table": [plain(tr._("🃏 <b>Cheat</b>: a new game is open"))],
     }
 
 
