@@ -213,7 +213,8 @@ class Delivery:
         session = lease.session
         shown = decode_shown(lease.shown)
         game = session.game_id if session is not None else ""
-        watching = await self._watching(place, session)
+        # A pick in the chat shows that person's hand there: they are looking at the chat.
+        watching = await self._watching(place, session) if hand_of is None else {}
         wanted = self.desired(
             session,
             lines_after=shown.posted_up_to(place, game),
