@@ -145,7 +145,7 @@
     s.seats.forEach((seat, i) => {
       const li = el("li");
       li.dataset.seat = i;
-      if (!finished && i === s.turn) li.classList.add("turn");
+      if (s.phase === "playing" && i === s.turn) li.classList.add("turn");
       if (i === s.me) li.classList.add("me");
       if (seat.left) li.classList.add("left");
       if (finished && i === s.winner) li.classList.add("won");
