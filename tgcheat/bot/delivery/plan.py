@@ -109,6 +109,12 @@ class Desired:
     #: Only these slots are drawn (a change that can have changed nothing else, a card
     #: picked): the others are left as they are, none retired; no line is drawn.
     partial: bool = False
+    #: Slots left as they are for now, neither drawn nor retired (a player who watches the
+    #: game in the Mini App gets no hand edits and no turn message).
+    held: frozenset[str] = frozenset()
+    #: When the place is to be looked at again though nothing is left to show (ms; 0: never):
+    #: the earliest time a held slot stops being held.
+    again_ms: int = 0
 
 
 # --- shown -----------------------------------------------------------------------------------
@@ -253,7 +259,7 @@ def plan(desired: Desired, shown: Shown) -> list[Step]:
     steps.extend(sorted(edits, key=lambda step: step.priority))
     if desired.partial:
         return steps
-    steps.extend(_retire_unwanted(shown, wanted_names))
+    steps.extend(_retire_unwanted(shown, wanted_names | desired.held))
     if desired.clear_former:
         steps.extend(
             Step((Delete(chat, ids),), Priority.LATER, chat)

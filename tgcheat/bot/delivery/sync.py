@@ -59,6 +59,7 @@ from tgcheat.store.budget import GroupBucket, burst_of
 from tgcheat.store.games import Committed, GameStore
 from tgcheat.store.send_budget import Priority
 from tgcheat.store.shown import Lease, LeaseLost
+from tgcheat.table.computers import is_computer
 from tgcheat.table.place import Place
 from tgcheat.table.session import MessageIds, Session
 from tgcheat.table.stats import game_record
@@ -213,7 +214,14 @@ class Delivery:
         session = lease.session
         shown = decode_shown(lease.shown)
         game = session.game_id if session is not None else ""
-        wanted = self.desired(session, lines_after=shown.posted_up_to(place, game), hand_of=hand_of)
+        # A pick in the chat shows that person's hand there: they are looking at the chat.
+        watching = await self._watching(place, session) if hand_of is None else {}
+        wanted = self.desired(
+            session,
+            lines_after=shown.posted_up_to(place, game),
+            hand_of=hand_of,
+            watching=watching,
+        )
         if not lease.shown and lease.legacy:
             shown = taken_over(lease.legacy, wanted, session)
         if lease.buried > shown.buried_seen:
@@ -227,7 +235,18 @@ class Delivery:
             shown = _reached(shown, reach)
         if session is not None:
             shown = await self._counted(session, shown)
-        return wanted, _Round(shown, started=shown)
+        done = _Round(shown, started=shown)
+        # Looked at again when a Mini App's report of a visible page runs out.
+        done.due_at(wanted.again_ms)
+        return wanted, done
+
+    async def _watching(self, place: Place, session: Session | None) -> dict[int, int]:
+        """The players whose Mini App shows the place's live game now (one read, for a live
+        game with a person in it only)."""
+        state = session.live_game if session is not None else None
+        if state is None or all(is_computer(p.user_id) for p in state.players):
+            return {}
+        return await self.store.watching.of(place, self.clock())
 
     async def _show(
         self, place: Place, lease: Lease, wanted: Desired, done: _Round, answering: int | None
@@ -306,14 +325,20 @@ class Delivery:
         await self._remember_dealt(place, done.started, done.shown)
 
     def desired(
-        self, session: Session | None, *, lines_after: int = 0, hand_of: int | None = None
+        self,
+        session: Session | None,
+        *,
+        lines_after: int = 0,
+        hand_of: int | None = None,
+        watching: Mapping[int, int] | None = None,
     ) -> Desired:
         """What ``session`` should be shown by (nothing, without a session); lines up to
-        ``lines_after`` are posted already; ``hand_of``: only that person's hand."""
+        ``lines_after`` are posted already; ``hand_of``: only that person's hand;
+        ``watching``: whose Mini App shows the game now (their hands are held)."""
         if session is None:
             return Desired()
         drawing = Drawing(self.sender.bot.username, self.app_url)
-        return desired(session, drawing, lines_after, hand_of)
+        return desired(session, drawing, lines_after, hand_of, watching)
 
     def _within_group_budget(
         self, place: Place, steps: Sequence[Step], bucket: GroupBucket, now: int, done: _Round

@@ -116,7 +116,7 @@ class Asker:
 class Command:
     """A command message, as much of it as the handlers read."""
 
-    update_id: int
+    update_id: int | None
     asker: Asker
     chat_id: int
     in_group: bool

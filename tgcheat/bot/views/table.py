@@ -11,6 +11,7 @@ from tgcheat.bot.views.base import (
     Button,
     Keyboard,
     View,
+    app_link,
     button,
     card_label,
     claim_line,
@@ -45,9 +46,12 @@ def table_view(
     state: GameState,
     bot_username: str,
     now_ms: int | None = None,
+    *,
+    app: bool = False,
 ) -> View:
     """The table in the group; ``now_ms`` (when it is being published) shows the time left
-    to answer last cards."""
+    to answer last cards; ``app``: the bot serves the Mini App (a button opens this game
+    there)."""
     if state.phase is Phase.FINISHED and state.result is not None:
         return final_table_view(tr, session, state, state.result)
     lines = [tr._("🃏 <b>Cheat</b> · pile: {pile}").format(pile=count_cards(tr, len(state.pile)))]
@@ -99,7 +103,7 @@ def table_view(
                 )
             )
         lines.append(_turn_line(tr, state))
-    return page(tr, "\n".join(lines), _table_keyboard(tr, session, state, bot_username))
+    return page(tr, "\n".join(lines), _table_keyboard(tr, session, state, bot_username, app))
 
 
 def _turn_marker(tr: Translator) -> str:
@@ -144,7 +148,7 @@ def _turn_line(tr: Translator, state: GameState) -> str:
 
 
 def _table_keyboard(
-    tr: Translator, session: Session, state: GameState, bot_username: str
+    tr: Translator, session: Session, state: GameState, bot_username: str, app: bool = False
 ) -> Keyboard | None:
     if state.phase is Phase.FINISHED:
         return None
@@ -169,8 +173,16 @@ def _table_keyboard(
     if not session.against_computer:
         # In a game against the computer the hand is in the same chat, just below.
         link = deep_link(bot_username, hand_payload(session.place))
-        rows.append([button(tr._("🃏 My cards"), url=link)])
+        row = [button(tr._("🃏 My cards"), url=link)]
+        if app:
+            row.append(app_button(tr, bot_username, session))
+        rows.append(row)
     return keyboard(rows)
+
+
+def app_button(tr: Translator, bot_username: str, session: Session) -> Button:
+    """Opens the Mini App on this game, from the group: to play there, or to watch."""
+    return button(tr._("📱 Table in the app"), url=app_link(bot_username, session.place))
 
 
 def reveal_view(tr: Translator, state: GameState, event: ChallengeResolved) -> View:
