@@ -215,7 +215,7 @@ class Delivery:
         shown = decode_shown(lease.shown)
         game = session.game_id if session is not None else ""
         # A pick in the chat shows that person's hand there: they are looking at the chat.
-        watching = await self._watching(place, session) if hand_of is None else {}
+        watching = _watching(lease, self.clock()) if hand_of is None else {}
         wanted = self.desired(
             session,
             lines_after=shown.posted_up_to(place, game),
@@ -239,14 +239,6 @@ class Delivery:
         # Looked at again when a Mini App's report of a visible page runs out.
         done.due_at(wanted.again_ms)
         return wanted, done
-
-    async def _watching(self, place: Place, session: Session | None) -> dict[int, int]:
-        """The players whose Mini App shows the place's live game now (one read, for a live
-        game with a person in it only)."""
-        state = session.live_game if session is not None else None
-        if state is None or all(is_computer(p.user_id) for p in state.players):
-            return {}
-        return await self.store.watching.of(place, self.clock())
 
     async def _show(
         self, place: Place, lease: Lease, wanted: Desired, done: _Round, answering: int | None
@@ -521,6 +513,16 @@ class Delivery:
     async def shown_ids(self, place: Place) -> MessageIds:
         """The ids of the messages that show the place now (the table, each hand)."""
         return message_ids(decode_shown(await self.store.shown.read(place)))
+
+
+def _watching(lease: Lease, now_ms: int) -> dict[int, int]:
+    """The players whose Mini App shows the place's live game now (their reports, read with
+    the lease, not run out), with when each report runs out."""
+    session = lease.session
+    state = session.live_game if session is not None else None
+    if state is None or all(is_computer(p.user_id) for p in state.players):
+        return {}
+    return {user: until for user, until in lease.watching.items() if until > now_ms}
 
 
 #: A request's answer when its chat cannot be written to.
