@@ -58,7 +58,7 @@ LANGUAGES = [lang for lang in available_languages() if lang != "en"]
 #: Words a language writes like English, by nature (loanwords, the same noun).
 IDENTICAL: dict[str, set[str]] = {
     "fr": {"Jokers", "jokers", "Match", "Bluffs"},
-    "nl": {"Jokers", "jokers", "Bluffs"},
+    "nl": {"Jokers", "jokers", "Bluffs", "Start"},
     "de": {"Bluffs"},
     "es": {"normal"},
 }
@@ -387,6 +387,11 @@ def rendered(tr: Translator) -> Iterator[Shown]:
     yield _view("hand, voter", views.hand_view(tr, session(), voting, 1, TITLE))
     for passed in passed_events():
         yield f"passed {passed}", views.passed_view(tr, no_sevens_game(Rules()), passed), ()
+    unreachable = no_sevens_game(Rules())
+    yield _view(
+        "players unreachable",
+        views.unreachable_view(tr, unreachable, [p.user_id for p in unreachable.players[:2]]),
+    )
 
     final = final_check()
     yield _view("table, final check", views.table_view(tr, session(), final, BOT))
@@ -483,6 +488,7 @@ COVERED = {
     "table_view",
     "reveal_view",
     "passed_view",
+    "unreachable_view",
     "scoreboard_lines",
     "next_game_markup",
     "result_lines",
