@@ -279,6 +279,9 @@ class ClockGate:
         self.changed = asyncio.Condition()
         self.moving = 0
         self.reaching = False
+        #: How often the clock was moved: a move that read its game before the last time
+        #: looks at it again.
+        self.moves_of_the_clock = 0
         self.chats: set[int] = set()
 
     @contextlib.asynccontextmanager
@@ -303,6 +306,7 @@ class ClockGate:
             self.reaching = True
             await self.changed.wait_for(lambda: self.moving == 0)
         try:
+            self.moves_of_the_clock += 1
             CLOCK.reach(ms)
             for chat in sorted(self.chats - {chat_id}):
                 await self._run_out(chat, process)
@@ -538,6 +542,7 @@ class GameDriver:
         self.rng = random.Random(f"{seed}:{number}")
         self.stop_at = stop_at
         self.chat_id = -100_200_000_000 - number
+        self.clock_seen = 0
         GATE.chats.add(self.chat_id)
         self.preset = self.rng.choice(PRESETS)
         count = self.rng.randint(3, 6)
@@ -636,6 +641,7 @@ class GameDriver:
         if self.poison:
             await self.poison_update()
         while time.monotonic() < self.stop_at:
+            self.clock_seen = GATE.moves_of_the_clock
             version, session = await self.read()
             if session is None or session.game is None:
                 self.fail("the game disappeared")
@@ -676,6 +682,10 @@ class GameDriver:
 
     async def move(self, session: Session, state: GameState, version: int) -> bool:
         async with GATE.move():
+            if GATE.moves_of_the_clock != self.clock_seen:
+                # The clock moved since the game was read (its turn may have run out): the
+                # game is looked at again.
+                return True
             return await self._move(session, state, version)
 
     async def _move(self, session: Session, state: GameState, version: int) -> bool:
