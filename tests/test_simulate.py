@@ -63,7 +63,13 @@ def test_no_violations_under_any_preset(preset: str, capsys: pytest.CaptureFixtu
     )
     report = json.loads(out)
     assert code == 0 and report["invariant_violations"] == 0
-    assert report["endings"].get("went_out", 0) + report["endings"].get("move_cap", 0) == 25
+    endings = report["endings"]
+    if preset == "liars":
+        # The last alive wins: every game ends by the revolver, and its pulls are counted.
+        assert endings == {"last_alive": 25}
+        assert report["pulls_per_game"] >= report["shots_per_game"] == 3
+    else:
+        assert endings.get("went_out", 0) + endings.get("move_cap", 0) == 25
 
 
 @pytest.mark.parametrize(
@@ -73,6 +79,9 @@ def test_no_violations_under_any_preset(preset: str, capsys: pytest.CaptureFixtu
         ("cheat", 5, ["passing=vote", "challenge_window=two", "max_cards=any"]),
         ("verju", 3, ["passing=exhausted", "decks=2", "move_cap=none"]),
         ("free", 2, ["final_check=next", "after_challenge=winner_opens", "move_cap=100"]),
+        ("liars", 2, ["max_cards=1", "challenge_priority=clockwise"]),
+        ("liars", 3, ["challengers=anyone", "rank_rule=free", "players=2-3", "jokers=off"]),
+        ("cheat", 4, ["penalty=revolver"]),
     ],
 )
 def test_no_violations_with_other_options(

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import gettext
 import inspect
+import random
 import re
 import string
 from collections.abc import Iterator
@@ -29,10 +30,19 @@ from babel.messages.pofile import read_po
 from tests.engine.helpers import cards, state_with
 from tests.support.fake_telegram import check_telegram_html
 from tgcheat.bot import views
-from tgcheat.engine.actions import Accept, Challenge, Leave, Pass, PassVote, Play, Stop
+from tgcheat.engine.actions import (
+    Accept,
+    Challenge,
+    Leave,
+    Pass,
+    PassVote,
+    Play,
+    PullTrigger,
+    Stop,
+)
 from tgcheat.engine.cards import Card, Rank, count_by_rank
-from tgcheat.engine.events import ChallengeResolved, Event, Passed
-from tgcheat.engine.game import Refusal, apply
+from tgcheat.engine.events import ChallengeResolved, Event, Passed, TriggerPulled
+from tgcheat.engine.game import Refusal, Seating, apply, deck_of, new_game
 from tgcheat.engine.lobby import Lobby
 from tgcheat.engine.match import Match
 from tgcheat.engine.rules import (
@@ -46,7 +56,7 @@ from tgcheat.engine.rules import (
     RankRule,
     Rules,
 )
-from tgcheat.engine.state import EndReason, GameState, Phase, Result
+from tgcheat.engine.state import EndReason, GameState, Phase, Result, evolve
 from tgcheat.i18n import LOCALES_DIR, Translator, available_languages, translator
 from tgcheat.table.chronicle import GameTally, Notice, NoticeKind, SeatTally
 from tgcheat.table.refusals import SessionRefusal
@@ -57,8 +67,9 @@ from tgcheat.table.story import AsideEntry, AsideKind, PlayEntry, Story
 LANGUAGES = [lang for lang in available_languages() if lang != "en"]
 #: Words a language writes like English, by nature (loanwords, the same noun).
 IDENTICAL: dict[str, set[str]] = {
-    "fr": {"Jokers", "jokers", "Match", "Bluffs"},
-    "nl": {"Jokers", "jokers", "Bluffs", "Start"},
+    "fr": {"Jokers", "jokers", "Match", "Bluffs", "revolver"},
+    "nl": {"Jokers", "jokers", "Bluffs", "Start", "revolver"},
+    "id": {"revolver"},
     "de": {"Bluffs"},
     "es": {"normal"},
 }
@@ -400,6 +411,14 @@ def rendered(tr: Translator) -> Iterator[Shown]:
     yield _view("table, final check (next)", views.table_view(tr, session(), final_next, BOT))
     yield _view("hand, final (next)", views.hand_view(tr, session(), final_next, 1, TITLE))
 
+    yield from _liars_bar(tr)
+    slow = game(rules=Rules(turn_timeout_s=86_400))
+    waiting = dataclasses.replace(
+        session(), game=slow, deadline_ms=1_800_000_000_000, reminded_ms=1_800_000_000_000
+    )
+    yield _view("table, a long turn", views.table_view(tr, waiting, slow, BOT))
+    yield _view("hand, reminded", views.hand_view(tr, waiting, slow, slow.turn, TITLE))
+
     done = finished()
     assert done.result is not None
     yield _view("table, finished", views.table_view(tr, session(), done, BOT))
@@ -489,6 +508,7 @@ COVERED = {
     "reveal_view",
     "passed_view",
     "unreachable_view",
+    "pull_view",
     "scoreboard_lines",
     "next_game_markup",
     "result_lines",
@@ -530,6 +550,55 @@ def test_there_are_languages_to_check() -> None:
 
 
 @cache
+def _liars_bar(tr: Translator) -> Iterator[Shown]:
+    """Liar's Bar: the round's table, the reveal, the pull and its two endings, a player
+    sitting out, one who must call, one shot, the last alive."""
+    seating = Seating(tuple((100 + i, NAMES[i]) for i in range(3)), dealer=2)
+    state, _ = new_game(PRESETS["liars"], seating, random.Random(3))
+    assert state.required is not None
+    yield _view("liars: table", views.table_view(tr, session(), state, BOT))
+    yield _view("liars: hand", views.hand_view(tr, session(), state, state.turn, TITLE))
+    seat = state.turn
+    played, _ = apply(state, Play(seat, state.players[seat].hand[:1], state.required))
+    number = played.open_claims[-1].number
+    called, events = apply(played, Challenge(played.turn, number, 0))
+    reveal = next(e for e in events if isinstance(e, ChallengeResolved))
+    puller = called.pull_by
+    assert puller is not None
+    yield _view("liars: reveal", views.reveal_view(tr, called, reveal))
+    yield _view("liars: table, pull", views.table_view(tr, session(), called, BOT))
+    yield _view("liars: hand, pulling", views.hand_view(tr, session(), called, puller, TITLE))
+    for hit in (False, True):
+        pulled = TriggerPulled(puller, 1, hit)
+        yield f"liars: pull, hit={hit}", views.pull_view(tr, called, pulled), ()
+    doomed = tuple(evolve(p, bullet=0) if i == puller else p for i, p in enumerate(called.players))
+    shot, _ = apply(evolve(called, players=doomed), PullTrigger(10**6))
+    yield _view("liars: table after a shot", views.table_view(tr, session(), shot, BOT))
+    yield _view("liars: hand, shot", views.hand_view(tr, session(), shot, puller, TITLE))
+    alive = shot.active_seats()
+    last, second = alive[0], alive[1]
+    hands = {last: cards("K♣"), second: cards("Q♣", "A♣")}
+    held = {c for hand in hands.values() for c in hand}
+    two = evolve(
+        shot,
+        players=tuple(
+            evolve(p, hand=hands.get(i, ()), bullet=0) for i, p in enumerate(shot.players)
+        ),
+        stock=tuple(c for c in deck_of(shot.rules, 3) if c not in held),
+        set_aside=(),
+        turn=last,
+        required=Rank.ACE,
+    )
+    two, _ = apply(two, Play(last, hands[last], Rank.ACE))
+    yield _view("liars: hand, sitting out", views.hand_view(tr, session(), two, last, TITLE))
+    yield _view("liars: hand, must call", views.hand_view(tr, session(), two, second, TITLE))
+    two, _ = apply(two, Challenge(second, two.open_claims[-1].number, 0))
+    over, _ = apply(two, PullTrigger(10**6))
+    assert over.result is not None and over.result.reason is EndReason.LAST_ALIVE
+    yield _view("liars: final table", views.table_view(tr, session(), over, BOT))
+    yield _view("liars: hand, last alive", views.hand_view(tr, session(), over, second, TITLE))
+
+
 def rendered_in(lang: str) -> tuple[Shown, ...]:
     return tuple(rendered(translator(lang)))
 

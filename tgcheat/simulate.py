@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tgcheat.engine.autoplay import next_action
-from tgcheat.engine.events import CardsPlayed, ChallengeResolved, Event, Passed
+from tgcheat.engine.events import CardsPlayed, ChallengeResolved, Event, Passed, TriggerPulled
 from tgcheat.engine.game import Seating, apply, new_game, random_seating
 from tgcheat.engine.invariants import violations
 from tgcheat.engine.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, InvalidRules, Rules
@@ -61,6 +61,9 @@ class Tally:
     passes: int = 0
     challenges: int = 0
     lies_caught: int = 0
+    #: ``penalty=revolver``: triggers pulled, and how many of them shot.
+    pulls: int = 0
+    shots: int = 0
     violations: int = 0
     #: Wins by player, in the order of ``--seats``.
     wins: list[int] = field(default_factory=list)
@@ -80,6 +83,9 @@ class Tally:
             elif isinstance(event, ChallengeResolved):
                 self.challenges += 1
                 self.lies_caught += event.lie
+            elif isinstance(event, TriggerPulled):
+                self.pulls += 1
+                self.shots += event.hit
 
     def count_call(self, strategy: str, *, final: bool, guessed: bool, right: bool) -> None:
         calls = self.calls.setdefault(strategy, Calls())
@@ -126,6 +132,8 @@ class Tally:
             "lies_caught_share": round(self.lies_caught / self.challenges, 4)
             if self.challenges
             else 0.0,
+            "pulls_per_game": round(self.pulls / games, 2),
+            "shots_per_game": round(self.shots / games, 2),
             "seats": list(seats),
             "wins_by_seat": list(self.wins),
             "wins_by_position": list(self.wins_by_position),
@@ -340,6 +348,11 @@ def _print_text(head: dict[str, Any], report: dict[str, Any]) -> None:
     print(f"passes per game: {report['passes_per_game']}")
     print(f"challenges per game: {report['challenges_per_game']}")
     print(f"challenges that caught a lie: {100 * report['lies_caught_share']:.1f}%")
+    if report["pulls_per_game"]:
+        print(
+            f"triggers pulled per game: {report['pulls_per_game']}, "
+            f"shots per game: {report['shots_per_game']}"
+        )
     wins = "  ".join(
         f"{i + 1} {name}:{w}"
         for i, (name, w) in enumerate(zip(report["seats"], report["wins_by_seat"], strict=True))

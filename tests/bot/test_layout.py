@@ -217,6 +217,7 @@ async def test_settings_presets_one_per_row_and_values_two_per_row(bot: BotHarne
         ["Cheat (classic)"],
         ["Verju (Russian rules)"],
         ["Free rank (Italian)"],
+        ["Liar's Bar (revolver)"],
     ]
     await bot.press(ANN, GROUP_ID, "Match")
     values = labels(bot, GROUP_ID)[:-1]

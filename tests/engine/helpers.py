@@ -12,6 +12,7 @@ from tgcheat.engine.actions import (
     Pass,
     PassVote,
     Play,
+    PullTrigger,
     ResolveChallenges,
 )
 from tgcheat.engine.autoplay import next_action
@@ -23,6 +24,7 @@ from tgcheat.engine.game import (
     can_pass,
     challengeable,
     claimable_ranks,
+    must_call,
     pending_deadline_ms,
     play_limit,
 )
@@ -86,6 +88,8 @@ def state_with(
 def random_action(state: GameState, rng: random.Random, now_ms: int = 0) -> Action:
     """A legal action chosen at random, with bluffs, challenges, accepts, passes and votes."""
     deadline = pending_deadline_ms(state)
+    if state.pull_by is not None and deadline is not None:
+        return PullTrigger(max(now_ms, deadline))
     if deadline is not None:
         joiners = [(s, c) for s in state.active_seats() for c in challengeable(state, s)]
         if joiners and now_ms <= deadline and rng.random() < 0.4:
@@ -108,6 +112,8 @@ def random_action(state: GameState, rng: random.Random, now_ms: int = 0) -> Acti
         seat, claim = rng.choice(challengers)
         return Challenge(seat, claim.number, now_ms)
     seat = state.turn
+    if must_call(state):
+        return Challenge(seat, state.open_claims[-1].number, now_ms)
     if can_pass(state, seat) and rng.random() < 0.3:
         return Pass(seat)
     hand = list(state.players[seat].hand)

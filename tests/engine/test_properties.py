@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tgcheat.engine.actions import Action, Leave, Timeout
-from tgcheat.engine.game import apply, new_game, random_seating
+from tgcheat.engine.game import apply, deck_of, new_game, random_seating
 from tgcheat.engine.invariants import violations
 from tgcheat.engine.rules import (
     PRESETS,
@@ -19,10 +19,12 @@ from tgcheat.engine.rules import (
     ChallengePriority,
     Challengers,
     ChallengeWindow,
+    DeckKind,
     FinalCheck,
     InvalidRules,
     Jokers,
     Passing,
+    Penalty,
     RankRule,
     Rules,
 )
@@ -38,7 +40,9 @@ UNCAPPED_STEPS = 60_000
 @st.composite
 def setups(draw: st.DrawFn, *, move_caps: tuple[int, ...] = (10, 60, 300)) -> tuple[Rules, int]:
     """A valid option set (filtered with ``Rules.validate``) and a number of players for it."""
-    players = draw(st.integers(min_value=2, max_value=10))
+    deck = draw(st.sampled_from(DeckKind))
+    short = deck is DeckKind.SHORT
+    players = draw(st.integers(min_value=2, max_value=4 if short else 10))
     rules = Rules(
         rank_rule=draw(st.sampled_from(RankRule)),
         challengers=draw(st.sampled_from(Challengers)),
@@ -53,8 +57,10 @@ def setups(draw: st.DrawFn, *, move_caps: tuple[int, ...] = (10, 60, 300)) -> tu
         passing=draw(st.sampled_from(Passing)),
         move_cap=draw(st.sampled_from(move_caps)),
         min_players=2,
-        max_players=max(6, players),
+        max_players=4 if short else max(6, players),
         afk_limit=draw(st.sampled_from([1, 3])),
+        deck=deck,
+        penalty=draw(st.sampled_from(Penalty)),
     )
     try:
         rules.validate()
@@ -67,8 +73,10 @@ def _start(rules: Rules, players: int, seed: int) -> tuple[GameState, random.Ran
     rng = random.Random(seed)
     seating = random_seating([(i, f"P{i}") for i in range(players)], rng)
     state, _ = new_game(rules, seating, rng)
-    decks = rules.deck_count(players)
-    assert state.deck_size == decks * (54 if rules.jokers is Jokers.WILD else 52)
+    assert state.deck_size == len(deck_of(rules, players))
+    if rules.deck is DeckKind.STANDARD:
+        decks = rules.deck_count(players)
+        assert state.deck_size == decks * (54 if rules.jokers is Jokers.WILD else 52)
     sizes = sorted(len(p.hand) for p in state.players)
     assert sizes[-1] - sizes[0] <= 1
     assert violations(state, state.deck_size) == []
@@ -116,7 +124,9 @@ def test_random_games_under_any_valid_options_keep_the_invariants(
     # Between two moves (plays and passes) only a bounded number of answers can happen:
     # challenges, accepts, votes, the clock.
     per_move = 4 * players + 4
-    _drive(state, rng, random_action, leave_chance, timeout_chance, per_move * rules.move_cap)
+    # Under the revolver no cap counts plays: the bullets end the game.
+    steps = UNCAPPED_STEPS if rules.revolver else per_move * rules.move_cap
+    _drive(state, rng, random_action, leave_chance, timeout_chance, steps)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -186,8 +196,10 @@ def _drive(
         action: Action
         if roll < leave_chance:
             action = Leave(rng.choice(state.active_seats()))
-        elif roll < leave_chance + timeout_chance and not state.challenges:
-            action = Timeout(state.plays, state.phase is Phase.FINAL_CHECK)
+        elif (
+            roll < leave_chance + timeout_chance and not state.challenges and state.pull_by is None
+        ):
+            action = Timeout(state.plays, state.phase is Phase.FINAL_CHECK, now)
         else:
             action = chooser(state, rng, now)  # type: ignore[operator]
         before = state
@@ -195,7 +207,7 @@ def _drive(
         if isinstance(chooser, ComputerTable):
             chooser.seen(before, events, state)
         assert violations(state, deck_size) == [], action
-    if rules.move_cap:
+    if rules.move_cap and not rules.revolver:
         assert state.plays <= rules.move_cap
     _check_end(state)
 

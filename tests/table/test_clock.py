@@ -107,7 +107,7 @@ def test_game_deadline_keeps_the_running_timer_otherwise() -> None:
 
 def test_clock_action_times_the_turn_out_or_settles_a_cheat_call() -> None:
     state = _three_players()
-    assert clock_action(state, T0) == Timeout(0, False)
+    assert clock_action(state, T0) == Timeout(0, False, T0)
     called = _cheat_called(T0).game
     assert called is not None
     assert clock_action(called, T0 + 9_000) == ResolveChallenges(T0 + 9_000)
@@ -117,7 +117,7 @@ def test_clock_action_of_a_final_play_is_a_final_timeout() -> None:
     state = state_with([cards("A♣"), cards("2♣"), cards("3♣")])
     session, _ = act(at_table(state), game_id=GAME, command=play(state, 0, cards("A♣")), now_ms=T0)
     assert session.game is not None and session.game.phase is Phase.FINAL_CHECK
-    assert clock_action(session.game, T0) == Timeout(1, True)
+    assert clock_action(session.game, T0) == Timeout(1, True, T0)
 
 
 # --- tick ----------------------------------------------------------------------------------------

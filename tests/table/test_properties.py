@@ -20,13 +20,12 @@ from hypothesis import strategies as st
 from tests.engine.helpers import random_action
 from tgcheat.engine.actions import Accept, Action, Challenge, Pass, PassVote, Play
 from tgcheat.engine.cards import Rank
-from tgcheat.engine.game import ActionRefused, pending_deadline_ms, play_limit
+from tgcheat.engine.game import ActionRefused, deck_of, pending_deadline_ms, play_limit
 from tgcheat.engine.invariants import violations
 from tgcheat.engine.rules import (
     PRESETS,
     ChallengePriority,
     InvalidRules,
-    Jokers,
     MatchKind,
     Passing,
     Rules,
@@ -450,8 +449,7 @@ KIND_WEIGHTS = tuple(WEIGHTS.get(kind, 3) for kind in KINDS)
 
 
 def _deck_size(game: GameState) -> int:
-    per_deck = 54 if game.rules.jokers is Jokers.WILD else 52
-    return game.rules.deck_count(len(game.players)) * per_deck
+    return len(deck_of(game.rules, len(game.players)))
 
 
 def _check(group: Group) -> None:

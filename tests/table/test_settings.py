@@ -22,9 +22,10 @@ from tgcheat.table.settings import option_number, with_option_value, with_preset
 
 
 def test_with_preset_number_plays_the_preset_of_that_number() -> None:
-    """Presets are numbered in the order of ``PRESETS``: cheat, verju, free; the options a
-    preset does not decide stay as the group chose them."""
-    assert list(PRESETS) == ["cheat", "verju", "free"]
+    """Presets are numbered in the order of ``PRESETS``: cheat, verju, free, liars; the
+    options a preset does not decide stay as the group chose them."""
+    assert list(PRESETS) == ["cheat", "verju", "free", "liars"]
+    assert with_preset_number(Rules(), 3).revolver
     rules = Rules(turn_timeout_s=30)
     verju = with_preset_number(rules, 1)
     assert verju.rank_rule is RankRule.SAME
@@ -35,7 +36,7 @@ def test_with_preset_number_plays_the_preset_of_that_number() -> None:
     assert with_preset_number(rules, 2).rank_rule is RankRule.FREE
 
 
-@pytest.mark.parametrize("preset", [-1, 3, 99])
+@pytest.mark.parametrize("preset", [-1, 4, 99])
 def test_with_preset_number_out_of_range_is_stale(preset: int) -> None:
     with pytest.raises(SessionRefused) as refused:
         with_preset_number(Rules(), preset)

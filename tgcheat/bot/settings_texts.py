@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tgcheat.bot.texts import NC_, Nn_
-from tgcheat.engine.rules import OPTION_NAMES, PRESETS, RulesProblem
+from tgcheat.engine.rules import OPTION_NAMES, PRESETS, Pace, RulesProblem
 from tgcheat.i18n import N_, Translator
 
 #: Option → (its name, a one-line explanation).
@@ -57,6 +57,14 @@ OPTION_TEXTS: dict[str, tuple[str, str]] = {
         N_("Missed turns"),
         N_("Timeouts in a row after which a player is removed."),
     ),
+    "deck": (
+        N_("Which deck"),
+        N_("The full deck, or Liar's Bar's 20 cards (A, K, Q): five to each, 2 to 4 players."),
+    ),
+    "penalty": (
+        N_("Penalty"),
+        N_("Whoever was wrong takes the pile, or pulls the trigger of their revolver."),
+    ),
 }
 assert set(OPTION_TEXTS) == set(OPTION_NAMES)
 
@@ -81,6 +89,11 @@ VALUE_TEXTS: dict[str, str] = {
     "any": N_("any number"),
     "auto": N_("auto"),
     "single": N_("one game"),
+    "table": N_("drawn each round"),
+    "standard": N_("full deck"),
+    "short": N_("Liar's Bar, 20 cards"),
+    "pile": N_("take the pile"),
+    "revolver": N_("revolver"),
 }
 
 #: Values whose words depend on the option they set, with a message context each: "off" is
@@ -89,6 +102,14 @@ OPTION_VALUE_TEXTS: dict[tuple[str, str], tuple[str, str]] = {
     ("jokers", "off"): NC_("jokers", "off"),
     ("turn_timeout_s", "off"): NC_("turn timer", "off"),
     ("move_cap", "none"): NC_("play limit", "none"),
+}
+
+#: Each pace's name, beside its turn time in the menu ("15 s · blitz").
+PACE_TEXTS: dict[Pace, tuple[str, str]] = {
+    Pace.BLITZ: NC_("pace", "blitz"),
+    Pace.NORMAL: NC_("pace", "normal"),
+    Pace.SLOW: NC_("pace", "slow"),
+    Pace.CORRESPONDENCE: NC_("pace", "correspondence"),
 }
 
 #: Options whose numbers are seconds: "90 s", not a bare "90".
@@ -106,6 +127,7 @@ PRESET_TEXTS: dict[str, str] = {
     "cheat": N_("Cheat (classic)"),
     "verju": N_("Verju (Russian rules)"),
     "free": N_("Free rank (Italian)"),
+    "liars": N_("Liar's Bar (revolver)"),
 }
 
 #: Each preset in one line, for /rules when a group plays it unchanged.
@@ -115,6 +137,10 @@ PRESET_SUMMARIES: dict[str, str] = {
         "One rank per round, named by whoever opens it. Only the next player may call Cheat!"
     ),
     "free": N_("Claim any rank you like, every turn. Anyone may call Cheat!"),
+    "liars": N_(
+        "20 cards, five each, one rank a round. Only the next player may call Liar! "
+        "Whoever was wrong pulls the trigger; the last alive wins."
+    ),
 }
 assert set(PRESET_TEXTS) == set(PRESET_SUMMARIES) == set(PRESETS)
 
@@ -134,6 +160,13 @@ RULES_PROBLEMS: dict[RulesProblem, str] = {
     RulesProblem.BAD_TIMER: N_("That turn time is not allowed."),
     RulesProblem.BAD_AFK_LIMIT: N_("That number of missed turns is not allowed."),
     RulesProblem.BAD_GRACE: N_("That waiting time is not allowed."),
+    RulesProblem.SHORT_DECK_TOO_MANY_PLAYERS: N_(
+        "Liar's Bar's deck is enough for 4 players at most (3 without jokers)."
+    ),
+    RulesProblem.REVOLVER_WITHOUT_PASSING: N_("With the revolver nobody may pass."),
+    RulesProblem.SHORT_DECK_NOT_ASCENDING: N_(
+        "Liar's Bar's deck has only A, K and Q: the rank cannot go up one step a play."
+    ),
     RulesProblem.UNKNOWN_OPTION: N_("There is no such setting."),
     RulesProblem.BAD_VALUE: N_("That value is not allowed."),
 }
@@ -147,12 +180,24 @@ def value_text(tr: Translator, option: str, value: str) -> str:
     if value in VALUE_TEXTS:
         return tr._(VALUE_TEXTS[value])
     if option in SECONDS_OPTIONS and value.isdigit():
-        return tr._("{n} s").format(n=value)
+        seconds = int(value)
+        if seconds >= HOUR_S and seconds % HOUR_S == 0:
+            text = tr._("{n} h").format(n=seconds // HOUR_S)
+        else:
+            text = tr._("{n} s").format(n=value)
+        return text
     kind, _, number = value.rpartition("_")
     if kind in MATCH_TEXTS and number.isdigit():
         singular, plural = MATCH_TEXTS[kind]
         return tr.ngettext(singular, plural, int(number)).format(n=number)
     return value
+
+
+HOUR_S = 3600
+
+
+def pace_name(tr: Translator, pace: Pace) -> str:
+    return tr.pgettext(*PACE_TEXTS[pace])
 
 
 def option_value_line(tr: Translator, option: str, value: str) -> str:

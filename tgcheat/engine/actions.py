@@ -43,6 +43,9 @@ class Timeout:
 
     plays: int
     phase_final: bool
+    #: When the clock fired (ms): a call made for the player (``penalty=revolver``, when they
+    #: must call) starts the trigger's pause from it.
+    now_ms: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +53,14 @@ class ResolveChallenges:
     """The clock: the grace period of the collected Cheat! presses has passed
     (``challenge_priority=clockwise``); the nearest challenger clockwise from the claimant
     wins the right to challenge. Refused before ``pending_deadline_ms``."""
+
+    now_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class PullTrigger:
+    """The clock: the pause before a trigger is pulled is over (``penalty=revolver``).
+    Refused before ``pending_deadline_ms``."""
 
     now_ms: int
 
@@ -80,4 +91,15 @@ class Stop:
     """The game is ended by its creator or an admin."""
 
 
-Action = Play | Challenge | Accept | Timeout | ResolveChallenges | Pass | PassVote | Leave | Stop
+Action = (
+    Play
+    | Challenge
+    | Accept
+    | Timeout
+    | ResolveChallenges
+    | PullTrigger
+    | Pass
+    | PassVote
+    | Leave
+    | Stop
+)

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from tgcheat.engine.actions import Accept, Action, Challenge, Pass, PassVote, Play
-from tgcheat.engine.cards import CLAIMABLE_RANKS, JOKERS_PER_DECK, Card, Rank
-from tgcheat.engine.game import COPIES_PER_DECK, challengeable
+from tgcheat.engine.cards import CLAIMABLE_RANKS, Card, Rank
+from tgcheat.engine.game import challengeable, rank_copies
 from tgcheat.engine.rules import Jokers, Passing, RankRule
 from tgcheat.engine.state import Claim, GameState, Phase
 from tgcheat.engine.view import SeatView, SeenClaim, callers, see
@@ -82,6 +82,9 @@ def decide(view: SeatView, rng: AIRandom, now_ms: int = 0, *, calls: bool = True
         return call
     if seat != view.turn:
         return None
+    if not view.play_limit and view.seat in view.awaited and view.challengeable():
+        # Calling is all the player may do (``penalty=revolver``: nobody else holds cards).
+        return Challenge(seat, view.challengeable()[-1].number, now_ms)
     return choose_turn(view, rng)
 
 
@@ -91,12 +94,14 @@ def decide(view: SeatView, rng: AIRandom, now_ms: int = 0, *, calls: bool = True
 def copies_unseen(view: SeatView, rank: Rank) -> int:
     """How many cards that could stand for ``rank`` (its copies, and wild jokers) the seat has
     not seen in its own hand or its own open plays."""
-    decks = view.deck_count()
     wild = view.rules.jokers is Jokers.WILD
     known = [*view.hand]
     for claim in view.open_claims:
         known.extend(claim.cards)
-    unseen = COPIES_PER_DECK * decks + (JOKERS_PER_DECK * decks if wild else 0)
+    seats = view.seats
+    unseen = rank_copies(view.rules, seats, rank) + (
+        rank_copies(view.rules, seats, Rank.JOKER) if wild else 0
+    )
     for card in known:
         if card.rank is rank or (wild and card.rank is Rank.JOKER):
             unseen -= 1
@@ -117,7 +122,7 @@ def named_freely(view: SeatView, claim: SeenClaim) -> bool:
             return True
         case RankRule.SAME:
             return view.pile_size == claim.count
-        case RankRule.ASCENDING:
+        case RankRule.ASCENDING | RankRule.TABLE:
             return False
 
 

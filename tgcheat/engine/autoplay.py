@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from tgcheat.engine.actions import Action, Challenge, ResolveChallenges
+from tgcheat.engine.actions import Action, Challenge, PullTrigger, ResolveChallenges
 from tgcheat.engine.ai import challengers_for, choose_action
 from tgcheat.engine.game import awaited, pending_deadline_ms
 from tgcheat.engine.state import GameState, Phase
@@ -55,7 +55,8 @@ def next_action(
        (``challenge_priority=clockwise``) everyone who may still join it is asked, the player
        to play included.
     2. The clock: while a call is being collected, ``ResolveChallenges`` at its deadline, or at
-       ``now_ms`` when that is later. With ``clock=False`` (a driver whose bot runs its own
+       ``now_ms`` when that is later; while a trigger waits (``penalty=revolver``),
+       ``PullTrigger`` likewise. With ``clock=False`` (a driver whose bot runs its own
        clock) None instead.
     3. The players the game waits for (``awaited``), in seat order: the first with something
        to do acts.
@@ -80,7 +81,10 @@ def next_action(
         if call is not None:
             return call
     if deadline is not None:
-        return ResolveChallenges(max(deadline, now_ms)) if clock else None
+        if not clock:
+            return None
+        at = max(deadline, now_ms)
+        return PullTrigger(at) if state.pull_by is not None else ResolveChallenges(at)
     for seat in sorted(awaited(state)):
         action = _choose(players, state, seat, rng, now_ms)
         if action is not None:

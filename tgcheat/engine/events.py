@@ -109,6 +109,25 @@ class PlayerLeft:
 
 
 @dataclass(frozen=True, slots=True)
+class TriggerPulled:
+    """``penalty=revolver``: ``seat`` pulled the trigger on chamber ``chamber`` (1–6) of
+    their revolver; ``hit``: the bullet was there and they are out."""
+
+    seat: int
+    chamber: int
+    hit: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RoundDealt:
+    """A new round: every hand dealt anew; ``required`` is the rank every claim must name
+    (``rank_rule=table``), None when the opener names it."""
+
+    round: int
+    required: Rank | None
+
+
+@dataclass(frozen=True, slots=True)
 class HandChanged:
     """Audience: the player at ``seat`` alone."""
 
@@ -132,6 +151,8 @@ Event = (
     | PassVoted
     | PassRefused
     | PlayerLeft
+    | TriggerPulled
+    | RoundDealt
     | HandChanged
     | GameEnded
 )

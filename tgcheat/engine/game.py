@@ -18,11 +18,13 @@ from tgcheat.engine.actions import (
     Pass,
     PassVote,
     Play,
+    PullTrigger,
     ResolveChallenges,
     Stop,
     Timeout,
 )
-from tgcheat.engine.cards import Card, Rank, full_deck
+from tgcheat.engine.cards import CLAIMABLE_RANKS, Card, Rank, Suit, full_deck
+from tgcheat.engine.deal import SEED_BITS, RoundRandom
 from tgcheat.engine.events import (
     CardsPlayed,
     ChallengeCalled,
@@ -37,17 +39,25 @@ from tgcheat.engine.events import (
     PassRequested,
     PassVoted,
     PlayerLeft,
+    RoundDealt,
+    TriggerPulled,
     TurnStarted,
 )
 from tgcheat.engine.rules import (
+    CHAMBERS,
     MAX_PLAYERS,
+    SHORT_DECK_COPIES,
+    SHORT_DECK_RANKS,
+    SHORT_HAND,
     AfterChallenge,
     ChallengePriority,
     Challengers,
     ChallengeWindow,
+    DeckKind,
     FinalCheck,
     Jokers,
     Passing,
+    Penalty,
     RankRule,
     Rules,
 )
@@ -64,6 +74,9 @@ from tgcheat.engine.state import (
 
 #: Copies of each rank in one deck (suits never matter).
 COPIES_PER_DECK = 4
+#: ``penalty=revolver``: the pause between a call's reveal and the pull of the trigger, so the
+#: table sees who must pull before it learns whether they live (the moment of the game).
+PULL_PAUSE_MS = 2500
 
 
 class RandomSource(Protocol):
@@ -114,6 +127,13 @@ class Refusal(enum.StrEnum):
     ALREADY_VOTED = "already_voted"
     #: More players than any option allows (``MAX_PLAYERS``).
     TOO_MANY_PLAYERS = "too_many_players"
+    #: ``penalty=revolver``: nobody else holds cards this round: the player must call the
+    #: last play ("Liar!").
+    MUST_CALL = "must_call"
+    #: ``penalty=revolver``: a trigger is about to be pulled; wait for it.
+    PULL_PENDING = "pull_pending"
+    #: ``deck=short``: the deck has no such rank.
+    RANK_NOT_IN_DECK = "rank_not_in_deck"
 
 
 class ActionRefused(Exception):
@@ -158,26 +178,113 @@ def new_game(rules: Rules, seating: Seating, rng: RandomSource) -> tuple[GameSta
         raise IllegalAction(Refusal.TOO_FEW_PLAYERS)
     if count > MAX_PLAYERS:
         raise IllegalAction(Refusal.TOO_MANY_PLAYERS)
-    deck = list(full_deck(rules.deck_count(count), rules.jokers is Jokers.WILD))
-    rng.shuffle(deck)
-    hands: list[list[Card]] = [[] for _ in range(count)]
     first = (seating.dealer + 1) % count
-    for i, card in enumerate(deck):
-        hands[(first + i) % count].append(card)
+    # The revolver's bullets and the seed of later rounds' deals come from ``rng`` (a
+    # cryptographically secure generator in production), like the first deal.
+    revolver = rules.penalty is Penalty.REVOLVER
+    table_rank = rules.rank_rule is RankRule.TABLE
     players = tuple(
-        Player(user_id=uid, name=name, hand=tuple(sorted(hand)))
-        for (uid, name), hand in zip(seating.players, hands, strict=True)
+        Player(user_id=uid, name=name, hand=(), bullet=rng.randrange(CHAMBERS) if revolver else -1)
+        for uid, name in seating.players
     )
     state = GameState(
         rules=rules,
         players=players,
         dealer=seating.dealer,
         turn=first,
-        required=Rank.ACE if rules.rank_rule is RankRule.ASCENDING else None,
+        required=None,
+        stock=deck_of(rules, count),
+        seed=rng.randrange(1, 2**SEED_BITS) if revolver or table_rank else 0,
     )
-    events: list[Event] = [HandChanged(seat) for seat in range(count)]
-    events.append(TurnStarted(first, state.required))
+    events: list[Event] = []
+    state = _deal_round(state, first, rng, events)
     return state, events
+
+
+def deck_of(rules: Rules, players: int) -> tuple[Card, ...]:
+    """Every card of a game of ``players`` under ``rules``, in order."""
+    wild = rules.jokers is Jokers.WILD
+    if rules.deck is not DeckKind.SHORT:
+        return full_deck(rules.deck_count(players), wild)
+    cards = [
+        Card.make(Rank(rank), Suit(copy % 4), copy // 4)
+        for rank in SHORT_DECK_RANKS
+        for copy in range(SHORT_DECK_COPIES)
+    ]
+    if wild:
+        cards += [Card.make(Rank.JOKER, Suit(j)) for j in range(2)]
+    return tuple(sorted(cards))
+
+
+def deck_ranks(rules: Rules) -> tuple[Rank, ...]:
+    """The ranks a claim may name under ``rules``: those the deck has (jokers aside)."""
+    if rules.deck is DeckKind.SHORT:
+        return tuple(sorted(Rank(r) for r in SHORT_DECK_RANKS))
+    return CLAIMABLE_RANKS
+
+
+def rank_copies(rules: Rules, players: int, rank: Rank) -> int:
+    """How many cards of ``rank`` a game of ``players`` has."""
+    if rank is Rank.JOKER:
+        return 2 * rules.deck_count(players) if rules.jokers is Jokers.WILD else 0
+    if rules.deck is DeckKind.SHORT:
+        return SHORT_DECK_COPIES if rank in SHORT_DECK_RANKS else 0
+    return COPIES_PER_DECK * rules.deck_count(players)
+
+
+def _deal_round(state: GameState, opener: int, rng: RandomSource, events: list[Event]) -> GameState:
+    """A round dealt: every card not set aside for good is gathered, shuffled by ``rng`` and
+    dealt one at a time from ``opener`` to every player in the game, at most ``SHORT_HAND``
+    each under ``deck=short`` (the rest stays in the stock); the rank of the round drawn
+    under ``rank_rule=table``."""
+    rules = state.rules
+    gathered = [c for p in state.players for c in p.hand] + [*state.pile, *state.stock]
+    if rules.penalty is Penalty.REVOLVER:
+        # A new round takes every card back, those of players gone too.
+        gathered += state.set_aside
+        set_aside: tuple[Card, ...] = ()
+    else:
+        set_aside = state.set_aside
+    deck = sorted(gathered)
+    rng.shuffle(deck)
+    count = len(state.players)
+    seats = sorted(state.active_seats(), key=lambda s: (s - opener) % count)
+    limit = SHORT_HAND if rules.deck is DeckKind.SHORT else len(deck)
+    dealt = min(len(deck), limit * len(seats))
+    hands: dict[int, list[Card]] = {s: [] for s in seats}
+    for i, card in enumerate(deck[:dealt]):
+        hands[seats[i % len(seats)]].append(card)
+    players = tuple(
+        evolve(p, hand=tuple(sorted(hands.get(seat, ())))) for seat, p in enumerate(state.players)
+    )
+    required: Rank | None
+    match rules.rank_rule:
+        case RankRule.ASCENDING:
+            required = Rank.ACE if state.round == 0 else state.required
+        case RankRule.TABLE:
+            ranks = deck_ranks(rules)
+            required = ranks[rng.randrange(len(ranks))]
+        case RankRule.SAME | RankRule.FREE:
+            required = None
+    state = _new_turn(
+        state,
+        opener,
+        players=players,
+        pile=(),
+        stock=tuple(sorted(deck[dealt:])),
+        set_aside=set_aside,
+        open_claims=(),
+        accepted=frozenset(),
+        challenges=(),
+        round=state.round + 1,
+        required=required,
+        phase=Phase.PLAYING,
+    )
+    if state.round > 1 or rules.rank_rule is RankRule.TABLE:
+        events.append(RoundDealt(state.round, required))
+    events += [HandChanged(seat) for seat in seats]
+    events.append(TurnStarted(opener, required))
+    return state
 
 
 # --- legality: one predicate, shared by the validator and the list of legal actions ----------
@@ -200,14 +307,21 @@ def refusal(state: GameState, action: Action) -> Refusal | None:
             final = state.phase is Phase.FINAL_CHECK
             if action.plays != state.plays or action.phase_final != final:
                 return Refusal.STALE_TIMEOUT
+            if state.pull_by is not None:
+                return Refusal.PULL_PENDING
             # The grace period of a Cheat! call is far shorter than a turn: the clock action
             # that settles it comes first.
             return Refusal.CHALLENGE_PENDING if state.challenges else None
         case ResolveChallenges():
-            deadline = pending_deadline_ms(state)
-            if deadline is None:
+            if not state.challenges:
                 return Refusal.STALE_TIMEOUT
+            deadline = pending_deadline_ms(state)
+            assert deadline is not None
             return Refusal.TOO_EARLY if action.now_ms < deadline else None
+        case PullTrigger():
+            if state.pull_by is None:
+                return Refusal.STALE_TIMEOUT
+            return Refusal.TOO_EARLY if action.now_ms < state.pull_at_ms else None
         case Pass():
             return _pass_refusal(state, action.seat)
         case PassVote():
@@ -230,11 +344,38 @@ def _turn_refusal(state: GameState, seat: int) -> Refusal | None:
         return reason
     if state.phase is Phase.FINAL_CHECK:
         return Refusal.WAITING_FOR_FINAL
+    if state.pull_by is not None:
+        return Refusal.PULL_PENDING
     if seat != state.turn:
         return Refusal.NOT_YOUR_TURN
     if state.challenges:
         return Refusal.CHALLENGE_PENDING
+    if must_call(state):
+        return Refusal.MUST_CALL
     return None
+
+
+def must_call(state: GameState) -> bool:
+    """``penalty=revolver``: the player to play is the only one this round who still holds
+    cards, so they may only call the last play (Liar's Bar)."""
+    if state.rules.penalty is not Penalty.REVOLVER or not state.open_claims:
+        return False
+    return all(not state.players[s].hand for s in state.active_seats() if s != state.turn)
+
+
+def next_in_round(state: GameState, seat: int) -> int:
+    """The seat that plays after ``seat``: the next one still in the game, and under
+    ``penalty=revolver`` holding cards (a player with none sits the round out); ``seat``
+    itself when there is none."""
+    if state.rules.penalty is not Penalty.REVOLVER:
+        return state.next_active(seat)
+    count = len(state.players)
+    for step in range(1, count):
+        candidate = (seat + step) % count
+        player = state.players[candidate]
+        if not player.left and player.hand:
+            return candidate
+    return seat
 
 
 def _play_refusal(state: GameState, play: Play) -> Refusal | None:
@@ -247,6 +388,8 @@ def _play_refusal(state: GameState, play: Play) -> Refusal | None:
         return Refusal.CARDS_NOT_IN_HAND
     if play.rank is Rank.JOKER or (state.required is not None and play.rank is not state.required):
         return Refusal.WRONG_RANK
+    if play.rank not in deck_ranks(state.rules):
+        return Refusal.RANK_NOT_IN_DECK
     return None
 
 
@@ -257,6 +400,8 @@ def _holds(hand: tuple[Card, ...], cards: tuple[Card, ...]) -> bool:
 def _answer_refusal(state: GameState, seat: int, number: int, *, challenge: bool) -> Refusal | None:
     if reason := _seat_refusal(state, seat):
         return reason
+    if state.pull_by is not None:
+        return Refusal.PULL_PENDING
     claim = _open_claim(state, number)
     if claim is None or (state.phase is Phase.FINAL_CHECK and not claim.final):
         # While a final play waits for its answer, only that play is open: taking the pile
@@ -272,7 +417,7 @@ def _answer_refusal(state: GameState, seat: int, number: int, *, challenge: bool
         return None
     if not challenge:
         return Refusal.NOT_FINAL
-    if state.rules.challengers is Challengers.NEXT and seat != state.next_active(claim.seat):
+    if state.rules.challengers is Challengers.NEXT and seat != next_in_round(state, claim.seat):
         return Refusal.NOT_NEXT_PLAYER
     return None
 
@@ -330,7 +475,7 @@ def rank_exhausted(state: GameState) -> bool:
     rank = state.required
     if rank is None:
         return False
-    copies = COPIES_PER_DECK * state.rules.deck_count(len(state.players))
+    copies = rank_copies(state.rules, len(state.players), rank)
     out_of_hands = sum(1 for c in (*state.pile, *state.set_aside) if c.rank is rank)
     return out_of_hands >= copies
 
@@ -356,9 +501,9 @@ def pass_voters(state: GameState) -> frozenset[int]:
 def awaited(state: GameState) -> frozenset[int]:
     """The seats whose action the game waits for: the player to play, the voters on a request
     to pass who have not voted, or the final answerers who have not answered. Exactly one seat
-    while playing with no vote open; none while a Cheat! call waits for the clock
-    (``pending_deadline_ms``) and once finished."""
-    if state.phase is Phase.FINISHED or state.challenges:
+    while playing with no vote open; none while a Cheat! call or a trigger's pull waits for
+    the clock (``pending_deadline_ms``) and once finished."""
+    if state.phase is Phase.FINISHED or state.challenges or state.pull_by is not None:
         return frozenset()
     if state.phase is Phase.FINAL_CHECK:
         return final_answerers(state) - state.accepted
@@ -368,9 +513,14 @@ def awaited(state: GameState) -> frozenset[int]:
 
 
 def pending_deadline_ms(state: GameState) -> int | None:
-    """When the collected Cheat! presses are settled (``ResolveChallenges`` from then on), or
-    None when none waits (``challenge_priority=clockwise`` only)."""
-    if not state.challenges or state.phase is Phase.FINISHED:
+    """When the clock acts on what waits for it rather than for a player: the collected
+    Cheat! presses are settled (``ResolveChallenges``, ``challenge_priority=clockwise``), or
+    the trigger is pulled (``PullTrigger``, ``penalty=revolver``); None when nothing waits."""
+    if state.phase is Phase.FINISHED:
+        return None
+    if state.pull_by is not None:
+        return state.pull_at_ms
+    if not state.challenges:
         return None
     return state.challenges[0].at_ms + 1000 * state.rules.challenge_grace_s
 
@@ -386,7 +536,7 @@ def claimable_ranks(state: GameState) -> tuple[Rank, ...]:
     """The ranks the player to play may claim (one when a rank is required)."""
     if state.required is not None:
         return (state.required,)
-    return tuple(r for r in Rank if r is not Rank.JOKER)
+    return deck_ranks(state.rules)
 
 
 def challengeable(state: GameState, seat: int) -> tuple[Claim, ...]:
@@ -435,9 +585,11 @@ def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
             state = _reset_timeouts(state, action.seat)
             state = _accept(state, action.seat, events, by_timeout=False)
         case Timeout():
-            state = _timeout(state, events)
+            state = _timeout(state, events, action.now_ms)
         case ResolveChallenges():
-            state = _resolve_pending(state, events)
+            state = _resolve_pending(state, events, action.now_ms)
+        case PullTrigger():
+            state = _pull(state, events)
         case Pass():
             state = _reset_timeouts(state, action.seat)
             state = _ask_to_pass(state, action.seat, events)
@@ -471,6 +623,8 @@ def _next_required(rules: Rules, claimed: Rank) -> Rank | None:
             return claimed
         case RankRule.FREE:
             return None
+        case RankRule.TABLE:
+            return claimed
 
 
 def _new_turn(state: GameState, turn: int, **changes: Any) -> GameState:
@@ -487,7 +641,8 @@ def _play(state: GameState, play: Play, events: list[Event], *, by_timeout: bool
         seat=play.seat,
         cards=play.cards,
         rank=play.rank,
-        final=not hand,
+        # Under the revolver emptying a hand wins nothing: the player sits the round out.
+        final=not hand and state.rules.penalty is Penalty.PILE,
     )
     state = _replace_player(state, play.seat, hand=hand)
     # Only the last play, or the last two under the extended window, may still be challenged.
@@ -495,7 +650,7 @@ def _play(state: GameState, play: Play, events: list[Event], *, by_timeout: bool
     open_claims = (*state.open_claims, claim)[-keep:]
     state = _new_turn(
         state,
-        state.next_active(play.seat),
+        next_in_round(state, play.seat),
         pile=state.pile + play.cards,
         open_claims=open_claims,
         plays=claim.number,
@@ -508,12 +663,21 @@ def _play(state: GameState, play: Play, events: list[Event], *, by_timeout: bool
         return state
     if _cap_reached(state):
         return _finish_at_cap(state, events)
+    if state.turn == play.seat and state.rules.penalty is Penalty.REVOLVER:
+        # Nobody else holds cards and nobody could call this play (a player left): the
+        # round cannot go on, and is dealt anew without a penalty.
+        return _deal_round(state, play.seat, _round_random(state), events)
     events.append(TurnStarted(state.turn, state.required))
     return state
 
 
 def _cap_reached(state: GameState) -> bool:
-    return state.rules.move_cap > 0 and state.plays >= state.rules.move_cap
+    # Under the revolver a game is bounded by its bullets, not by a count of plays.
+    return (
+        state.rules.move_cap > 0
+        and state.rules.penalty is Penalty.PILE
+        and state.plays >= state.rules.move_cap
+    )
 
 
 def is_lie(rules: Rules, claim: Claim) -> bool:
@@ -535,7 +699,7 @@ def _challenge(state: GameState, action: Challenge, events: list[Event]) -> Game
     assert claim is not None
     rules = state.rules
     if rules.challenge_priority is ChallengePriority.FIRST or rules.challenge_grace_s == 0:
-        return _resolve(state, claim, action.seat, (), events)
+        return _resolve(state, claim, action.seat, (), events, action.now_ms)
     pressed = (*state.challenges, PendingChallenge(action.seat, claim.number, action.now_ms))
     collecting = evolve(state, challenges=pressed)
     callers = tuple(pending.seat for pending in pressed)
@@ -554,14 +718,16 @@ def _challenge(state: GameState, action: Challenge, events: list[Event]) -> Game
     ):
         # Nobody who could still press sits nearer the claimant: waiting out the grace period
         # could not change who challenges (RULES.md `challenge_priority`), so settle it now.
-        return _resolve(state, claim, nearest, callers if len(callers) > 1 else (), events)
+        return _resolve(
+            state, claim, nearest, callers if len(callers) > 1 else (), events, action.now_ms
+        )
     deadline = pending_deadline_ms(collecting)
     assert deadline is not None
     events.append(ChallengeCalled(action.seat, claim, deadline))
     return collecting
 
 
-def _resolve_pending(state: GameState, events: list[Event]) -> GameState:
+def _resolve_pending(state: GameState, events: list[Event], now_ms: int) -> GameState:
     """RULES.md `challenge_priority=clockwise`: of the callers within the grace period, the
     nearest one clockwise from the claimant challenges."""
     number = state.challenges[0].claim
@@ -569,7 +735,7 @@ def _resolve_pending(state: GameState, events: list[Event]) -> GameState:
     assert claim is not None
     callers = tuple(pending.seat for pending in state.challenges)
     nearest = min(callers, key=lambda s: _clockwise_distance(state, claim.seat, s))
-    return _resolve(state, claim, nearest, callers, events)
+    return _resolve(state, claim, nearest, callers, events, now_ms)
 
 
 def _resolve(
@@ -578,9 +744,24 @@ def _resolve(
     challenger: int,
     callers: tuple[int, ...],
     events: list[Event],
+    now_ms: int,
 ) -> GameState:
     lie = is_lie(state.rules, claim)
     taker = claim.seat if lie else challenger
+    if state.rules.penalty is Penalty.REVOLVER:
+        # The round ends at the call: whoever was wrong pulls the trigger after the pause,
+        # and the cards stay where they are until the next deal.
+        state = _new_turn(
+            state,
+            state.turn,
+            open_claims=(),
+            accepted=frozenset(),
+            challenges=(),
+            pull_by=taker,
+            pull_at_ms=now_ms + PULL_PAUSE_MS,
+        )
+        events.append(ChallengeResolved(challenger, claim, claim.cards, lie, taker, 0, callers))
+        return state
     taken = len(state.pile)
     taker_player = state.players[taker]
     state = _replace_player(state, taker, hand=tuple(sorted(taker_player.hand + state.pile)))
@@ -607,6 +788,11 @@ def _resolve(
     if rules.rank_rule is RankRule.SAME:
         # Under `same` any challenge ends the round: whoever plays next names a new rank.
         required = None
+    elif rules.rank_rule is RankRule.TABLE:
+        # A challenge ends the round: the table draws the next round's rank.
+        ranks = deck_ranks(rules)
+        required = ranks[_round_random(state).randrange(len(ranks))]
+        state = evolve(state, round=state.round + 1)
     # Under `ascending` the sequence goes on after a challenge, whoever opens (RULES.md; the
     # French text's classic variant: «la suite continue même après une contestation»).
     state = _new_turn(state, turn, phase=Phase.PLAYING, required=required)
@@ -690,9 +876,17 @@ def _pass(state: GameState, seat: int, events: list[Event], *, by_vote: bool) ->
             required = None if exhausted else rank
         case RankRule.FREE:
             required = None
+        case RankRule.TABLE:
+            # The table's rank holds for the round; with every copy in the pile the round
+            # ends (as under `same`) and the table draws the next one.
+            required = rank
+            if exhausted:
+                ranks = deck_ranks(state.rules)
+                required = ranks[_round_random(state).randrange(len(ranks))]
+                state = evolve(state, round=state.round + 1)
     state = _new_turn(
         state,
-        state.next_active(seat),
+        next_in_round(state, seat),
         open_claims=(),
         plays=state.plays + 1,
         required=required,
@@ -726,7 +920,7 @@ def timeout_play(state: GameState) -> Play:
     return Play(seat, (card,), rank)
 
 
-def _timeout(state: GameState, events: list[Event]) -> GameState:
+def _timeout(state: GameState, events: list[Event], now_ms: int) -> GameState:
     """RULES.md "Turn timer": the player is played for; an unanswered final play is accepted.
     A voter who lets the time run out has not agreed, so the request to pass fails."""
     if state.phase is Phase.FINAL_CHECK:
@@ -739,9 +933,12 @@ def _timeout(state: GameState, events: list[Event]) -> GameState:
         events.append(PassRefused(state.vote_by))
         return evolve(state, vote_by=None, votes_yes=(), pass_refused=True)
     seat = state.turn
-    play = timeout_play(state)
     state = _replace_player(state, seat, timeouts=state.players[seat].timeouts + 1)
-    state = _play(state, play, events, by_timeout=True)
+    if must_call(state):
+        claim = state.open_claims[-1]
+        state = _resolve(state, claim, seat, (), events, now_ms)
+    else:
+        state = _play(state, timeout_play(state), events, by_timeout=True)
     if state.phase is not Phase.FINISHED and state.players[seat].timeouts >= state.rules.afk_limit:
         state = _leave(state, seat, events, removed=True)
     return state
@@ -771,6 +968,8 @@ def _leave(state: GameState, seat: int, events: list[Event], *, removed: bool) -
     active = state.active_seats()
     if len(active) == 1:
         return _finish(state, EndReason.LAST_PLAYER, events, winner=active[0])
+    if state.rules.penalty is Penalty.REVOLVER:
+        return _left_round(state, seat, events)
     if final_withdrawn:
         state = evolve(state, phase=Phase.PLAYING, accepted=frozenset())
         if _cap_reached(state):
@@ -788,6 +987,54 @@ def _leave(state: GameState, seat: int, events: list[Event], *, removed: bool) -
         if final_answerers(state) <= state.accepted:
             return _finish(state, EndReason.WENT_OUT, events, winner=claim.seat)
     return _settle_vote(state, events)
+
+
+def _left_round(state: GameState, seat: int, events: list[Event]) -> GameState:
+    """``penalty=revolver``: the round after ``seat`` left. A pull of theirs is not made; the
+    round goes on from the next player holding cards, or is dealt anew when it cannot go on
+    (nobody left to play, or one player holding cards with nothing to call)."""
+    if state.pull_by == seat:
+        state = evolve(state, pull_by=None, pull_at_ms=0)
+        return _deal_round(state, state.next_active(seat), _round_random(state), events)
+    if state.pull_by is not None:
+        # The pull decides who opens the next round; the turn only moves off the empty seat.
+        return state if state.turn != seat else evolve(state, turn=state.next_active(seat))
+    turn = state.turn if state.turn != seat else next_in_round(state, seat)
+    holders = [s for s in state.active_seats() if state.players[s].hand]
+    others_claims = [c for c in state.open_claims if c.seat != turn]
+    if turn not in holders or (holders == [turn] and not others_claims):
+        return _deal_round(state, state.next_active(seat), _round_random(state), events)
+    if turn != state.turn:
+        state = _new_turn(state, turn)
+        events.append(TurnStarted(turn, state.required))
+    return state
+
+
+def _round_random(state: GameState) -> RoundRandom:
+    """The draws of the next round's deal (``tgcheat.engine.deal``)."""
+    return RoundRandom(state.seed, state.round + 1)
+
+
+def _pull(state: GameState, events: list[Event]) -> GameState:
+    """``penalty=revolver``: the trigger of the next chamber; hit, the player is out (their
+    cards are gathered with the rest at the next deal). The last alive wins; else a new round
+    is dealt, opened by the player who pulled, or after them if they fell."""
+    seat = state.pull_by
+    assert seat is not None
+    player = state.players[seat]
+    hit = player.pulls == player.bullet
+    state = _replace_player(state, seat, pulls=player.pulls + 1)
+    state = evolve(state, pull_by=None, pull_at_ms=0)
+    events.append(TriggerPulled(seat, player.pulls + 1, hit))
+    if hit:
+        state = _replace_player(state, seat, hand=(), left=True)
+        state = evolve(state, set_aside=state.set_aside + player.hand, fallen=(*state.fallen, seat))
+        events.append(HandChanged(seat))
+        active = state.active_seats()
+        if len(active) == 1:
+            return _finish(state, EndReason.LAST_ALIVE, events, winner=active[0])
+    opener = seat if not hit else state.next_active(seat)
+    return _deal_round(state, opener, _round_random(state), events)
 
 
 def _open_in(claims: tuple[Claim, ...], number: int) -> bool:
@@ -815,6 +1062,9 @@ def _finish(
     if reason is EndReason.MOVE_CAP:
         firsts = [s for s, place in places if place == 1]
         winner = firsts[0] if len(firsts) == 1 else None
+    if state.rules.penalty is Penalty.REVOLVER and winner is not None:
+        # The later a player fell, the better their place.
+        places += [(s, 2 + i) for i, s in enumerate(reversed(state.fallen))]
     places.sort(key=lambda sp: (sp[1], sp[0]))
     result = Result(reason=reason, winner=winner, places=tuple(places))
     state = evolve(
@@ -827,6 +1077,8 @@ def _finish(
         vote_by=None,
         votes_yes=(),
         pass_refused=False,
+        pull_by=None,
+        pull_at_ms=0,
     )
     events.append(GameEnded(result))
     return state

@@ -1,9 +1,11 @@
-"""What must hold in every state of a game (RULES.md "Card conservation", DESIGN.md "Tests"):
-used by the property tests and by ``tgcheat simulate``."""
+"""What must hold in every state of a game (RULES.md "Card conservation", DESIGN.md "Tests"),
+and under ``penalty=revolver`` the bullets' (one per revolver, never moved, a player shot once
+and then out): used by the property tests and by ``tgcheat simulate``."""
 
 from __future__ import annotations
 
 from tgcheat.engine.game import awaited, final_answerers, pass_voters, pending_deadline_ms
+from tgcheat.engine.rules import CHAMBERS
 from tgcheat.engine.state import GameState, Phase
 
 
@@ -13,13 +15,19 @@ def violations(state: GameState, deck_size: int) -> list[str]:
     ``deck_size`` is the number of cards dealt at the start of the game.
     """
     problems: list[str] = []
-    every_card = [c for p in state.players for c in p.hand] + [*state.pile, *state.set_aside]
+    every_card = [c for p in state.players for c in p.hand] + [
+        *state.pile,
+        *state.set_aside,
+        *state.stock,
+    ]
     if len(every_card) != deck_size or len(set(every_card)) != deck_size:
         problems.append("cards not conserved")
+    problems += _bullet_violations(state)
     if any(p.left and p.hand for p in state.players):
         problems.append("a player who left holds cards")
     cap = state.rules.move_cap
-    if cap and state.plays > cap:
+    # Under the revolver the bullets, not a count of plays, end the game.
+    if cap and state.plays > cap and not state.rules.revolver:
         problems.append("move cap exceeded")
     waiting = awaited(state)
     deadline = pending_deadline_ms(state)
@@ -34,6 +42,10 @@ def violations(state: GameState, deck_size: int) -> list[str]:
     turn_player = state.players[state.turn]
     if turn_player.left or not turn_player.hand:
         problems.append("the player to play is out of the game or has no cards")
+    if state.pull_by is not None:
+        if waiting or deadline != state.pull_at_ms or state.challenges or state.open_claims:
+            problems.append("a trigger to pull with players awaited, or a call still open")
+        return problems
     if state.challenges:
         if waiting or deadline is None:
             problems.append("a Cheat! call without a deadline, or with players awaited")
@@ -56,7 +68,8 @@ def violations(state: GameState, deck_size: int) -> list[str]:
         if claim is not None and empty != [claim.seat]:
             problems.append("an empty hand other than the final claimant's")
         return problems
-    if any(not state.players[s].hand for s in state.active_seats()):
+    if not state.rules.revolver and any(not state.players[s].hand for s in state.active_seats()):
+        # Under the revolver a player with no cards sits the rest of the round out.
         problems.append("an empty hand while playing")
     if any(c.final for c in state.open_claims):
         problems.append("an open final play while playing")
@@ -69,4 +82,22 @@ def violations(state: GameState, deck_size: int) -> list[str]:
             problems.append("a vote that is not the player to play's, or waits for nobody")
     elif not state.challenges and waiting != {state.turn}:
         problems.append("not exactly one player to act")
+    return problems
+
+
+def _bullet_violations(state: GameState) -> list[str]:
+    """One bullet in each revolver, in a chamber that never changes: a player has pulled at
+    most up to it, and is out (shot, in ``fallen``) exactly when they reached it."""
+    if not state.rules.revolver:
+        if any(p.bullet != -1 or p.pulls for p in state.players) or state.fallen:
+            return ["a revolver without the revolver's rules"]
+        return []
+    problems: list[str] = []
+    if any(not 0 <= p.bullet < CHAMBERS or p.pulls > p.bullet + 1 for p in state.players):
+        problems.append("bullets not conserved")
+    shot = [seat for seat, p in enumerate(state.players) if p.shot]
+    if sorted(shot) != sorted(state.fallen) or len(set(state.fallen)) != len(state.fallen):
+        problems.append("the fallen are not those shot")
+    if any(not state.players[seat].left for seat in shot):
+        problems.append("a player shot still in the game")
     return problems

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tgcheat.engine.cards import CODES_PER_DECK, JOKERS_PER_DECK, Card, Rank
+from tgcheat.engine.cards import CODES_PER_DECK, Card, Rank
 from tgcheat.engine.events import (
     CardsPlayed,
     ChallengeResolved,
@@ -46,13 +46,11 @@ from tgcheat.engine.events import (
     Passed,
     PlayerLeft,
 )
-from tgcheat.engine.game import is_lie
+from tgcheat.engine.game import is_lie, rank_copies
 from tgcheat.engine.rules import Challengers, Jokers, Passing
 from tgcheat.engine.state import Claim, GameState
 from tgcheat.engine.view import SeatView, SeenClaim, see, seen_claim
 
-#: Copies of each rank in one deck (suits never matter).
-COPIES_PER_DECK = 4
 #: One count per rank: A, 2–10, J, Q, K, then the joker.
 SLOTS = len(Rank)
 #: Version of ``Knowledge.to_data``'s format; ``from_data`` also reads version 1 (a game
@@ -113,9 +111,7 @@ _SLOT_OF_CODE = tuple(slot(Card(code).rank) for code in range(CODES_PER_DECK))
 def deck_counts(game: GameState | SeatView) -> Counts:
     """How many cards of each rank the game's deck(s) hold."""
     seats = len(game.hand_sizes) if isinstance(game, SeatView) else len(game.players)
-    decks = game.rules.deck_count(seats)
-    jokers = JOKERS_PER_DECK * decks if game.rules.jokers is Jokers.WILD else 0
-    return (*(COPIES_PER_DECK * decks,) * (SLOTS - 1), jokers)
+    return tuple(rank_copies(game.rules, seats, Rank(s + 1)) for s in range(SLOTS))
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,8 @@ class RankRule(enum.StrEnum):
     ASCENDING = "ascending"
     SAME = "same"
     FREE = "free"
+    #: Each round the table draws the rank every claim must name (Liar's Bar).
+    TABLE = "table"
 
 
 class Challengers(enum.StrEnum):
@@ -48,6 +50,42 @@ class Jokers(enum.StrEnum):
     WILD = "wild"
 
 
+class DeckKind(enum.StrEnum):
+    #: 52 cards a deck (and the jokers of ``jokers``), every card dealt.
+    STANDARD = "standard"
+    #: Liar's Bar's deck: six each of A, K and Q (and the jokers of ``jokers``); five cards
+    #: to each player, a new deal every round.
+    SHORT = "short"
+
+
+class Penalty(enum.StrEnum):
+    #: Whoever was wrong takes the pile into their hand (RULES.md "A challenge").
+    PILE = "pile"
+    #: Whoever was wrong pulls the trigger of their own six-chamber revolver, one bullet
+    #: placed at random when the game starts; hit, they are out. The round ends at the call
+    #: and the cards are dealt anew; the last player alive wins (Liar's Bar).
+    REVOLVER = "revolver"
+
+
+class Pace(enum.StrEnum):
+    """A game's pace: the turn time, chosen by name (``/new liars blitz``)."""
+
+    BLITZ = "blitz"
+    NORMAL = "normal"
+    SLOW = "slow"
+    #: A turn may take a day: the player is reminded in private after a few hours.
+    CORRESPONDENCE = "correspondence"
+
+
+#: Each pace's turn time (s); ``normal`` is the default's.
+PACE_TURN_S: dict[Pace, int] = {
+    Pace.BLITZ: 15,
+    Pace.NORMAL: 90,
+    Pace.SLOW: 300,
+    Pace.CORRESPONDENCE: 86_400,
+}
+
+
 class Passing(enum.StrEnum):
     NEVER = "never"
     EXHAUSTED = "exhausted"
@@ -74,9 +112,16 @@ MAX_MOVE_CAP = 10_000
 MIN_MOVE_CAP = 10
 MAX_MATCH_TARGET = 99
 MIN_TURN_TIMEOUT_S = 10
-MAX_TURN_TIMEOUT_S = 3600
+#: A correspondence game's turn may take a day.
+MAX_TURN_TIMEOUT_S = 86_400
 MAX_GRACE_S = 30
 MAX_AFK_LIMIT = 10
+#: The short deck: six copies of each of its ranks, five cards to each player a round.
+SHORT_DECK_RANKS = (1, 13, 12)
+SHORT_DECK_COPIES = 6
+SHORT_HAND = 5
+#: A revolver's chambers.
+CHAMBERS = 6
 
 
 class RulesProblem(enum.StrEnum):
@@ -98,6 +143,15 @@ class RulesProblem(enum.StrEnum):
     BAD_TIMER = "bad_timer"
     BAD_AFK_LIMIT = "bad_afk_limit"
     BAD_GRACE = "bad_grace"
+    #: ``deck=short``: five cards to each player leaves a short deck enough for four at most
+    #: (three without its jokers).
+    SHORT_DECK_TOO_MANY_PLAYERS = "short_deck_too_many_players"
+    #: ``penalty=revolver``: a round ends only at a call, so a pass could go round forever
+    #: (no play limit ends a game of bullets).
+    REVOLVER_WITHOUT_PASSING = "revolver_without_passing"
+    #: ``deck=short`` has only A, K and Q: the ascending sequence would ask for a 2 nobody
+    #: holds.
+    SHORT_DECK_NOT_ASCENDING = "short_deck_not_ascending"
     #: ``with_option``: no option has that name.
     UNKNOWN_OPTION = "unknown_option"
     #: ``with_option``: the value is not one the option takes.
@@ -143,11 +197,24 @@ class Rules:
     turn_timeout_s: int = 90
     #: Timeouts in a row after which a player is removed.
     afk_limit: int = 3
+    deck: DeckKind = DeckKind.STANDARD
+    penalty: Penalty = Penalty.PILE
 
     def deck_count(self, players: int) -> int:
+        if self.deck is DeckKind.SHORT:
+            return 1
         if self.decks == DECKS_AUTO:
             return 2 if players > ONE_DECK_PLAYERS else 1
         return self.decks
+
+    @property
+    def short_deck_size(self) -> int:
+        jokers = 2 if self.jokers is Jokers.WILD else 0
+        return len(SHORT_DECK_RANKS) * SHORT_DECK_COPIES + jokers
+
+    @property
+    def revolver(self) -> bool:
+        return self.penalty is Penalty.REVOLVER
 
     def play_limit(self, hand_size: int) -> int:
         return hand_size if self.max_cards == 0 else min(self.max_cards, hand_size)
@@ -167,6 +234,12 @@ class Rules:
             raise InvalidRules(RulesProblem.BAD_PLAYERS, "players")
         if self.decks == 1 and self.max_players > ONE_DECK_PLAYERS:
             raise InvalidRules(RulesProblem.ONE_DECK_TOO_MANY_PLAYERS, "decks")
+        if self.deck is DeckKind.SHORT and self.max_players * SHORT_HAND > self.short_deck_size:
+            raise InvalidRules(RulesProblem.SHORT_DECK_TOO_MANY_PLAYERS, "players")
+        if self.deck is DeckKind.SHORT and self.rank_rule is RankRule.ASCENDING:
+            raise InvalidRules(RulesProblem.SHORT_DECK_NOT_ASCENDING, "rank_rule")
+        if self.penalty is Penalty.REVOLVER and self.passing is not Passing.NEVER:
+            raise InvalidRules(RulesProblem.REVOLVER_WITHOUT_PASSING, "passing")
         if self.move_cap != 0 and not MIN_MOVE_CAP <= self.move_cap <= MAX_MOVE_CAP:
             raise InvalidRules(RulesProblem.BAD_MOVE_CAP, "move_cap")
         if self.match is MatchKind.SINGLE:
@@ -241,7 +314,7 @@ OPTION_VALUES: dict[str, tuple[str, ...]] = {
     "jokers": tuple(Jokers),
     "passing": tuple(Passing),
     "move_cap": ("300", "100", "200", "500", "none"),
-    "players": ("3-6", "2-6", "2-8", "3-10", "2-10"),
+    "players": ("3-6", "2-6", "2-8", "3-10", "2-10", "2-4"),
     "match": (
         "single",
         "first_to_3",
@@ -251,8 +324,10 @@ OPTION_VALUES: dict[str, tuple[str, ...]] = {
         "penalty_3",
         "penalty_5",
     ),
-    "turn_timeout_s": ("90", "30", "60", "120", "300", "off"),
+    "turn_timeout_s": ("90", "30", "60", "120", "300", "off", "15", "86400"),
     "afk_limit": ("3", "1", "2", "5"),
+    "deck": tuple(DeckKind),
+    "penalty": tuple(Penalty),
 }
 #: The option names in menu order.
 OPTION_NAMES: tuple[str, ...] = tuple(OPTION_VALUES)
@@ -298,6 +373,8 @@ _PARSERS: dict[str, typing.Callable[[str], dict[str, Any]]] = {
     "match": _match,
     "turn_timeout_s": lambda v: {"turn_timeout_s": _int(v, zero=("off",))},
     "afk_limit": lambda v: {"afk_limit": _int(v)},
+    "deck": lambda v: {"deck": DeckKind(v)},
+    "penalty": lambda v: {"penalty": Penalty(v)},
 }
 
 
@@ -324,6 +401,8 @@ _FORMATTERS: dict[str, typing.Callable[[Rules], str]] = {
     ),
     "turn_timeout_s": lambda r: _zero_as("off", r.turn_timeout_s),
     "afk_limit": lambda r: str(r.afk_limit),
+    "deck": lambda r: r.deck.value,
+    "penalty": lambda r: r.penalty.value,
 }
 assert set(_PARSERS) == set(_FORMATTERS) == set(OPTION_VALUES)
 
@@ -337,6 +416,20 @@ PRESETS: dict[str, Rules] = {
         final_check=FinalCheck.NEXT,
     ),
     "free": Rules(rank_rule=RankRule.FREE),
+    # Liar's Bar: 2–4 players, a rank drawn for each round, 1–3 cards, only the next player
+    # may call, and the revolver for whoever was wrong.
+    "liars": Rules(
+        rank_rule=RankRule.TABLE,
+        challengers=Challengers.NEXT,
+        after_challenge=AfterChallenge.WINNER_OPENS,
+        final_check=FinalCheck.NEXT,
+        max_cards=3,
+        jokers=Jokers.WILD,
+        min_players=2,
+        max_players=4,
+        deck=DeckKind.SHORT,
+        penalty=Penalty.REVOLVER,
+    ),
 }
 DEFAULT_PRESET = "cheat"
 
@@ -349,13 +442,26 @@ PRESET_OPTIONS = (
     "final_check",
     "challenge_window",
     "challenge_priority",
+    "deck",
+    "penalty",
 )
+#: Options a preset sets only when it differs from the default there (Liar's Bar's cards per
+#: play, jokers and seats), and back to the default when another preset is chosen after it:
+#: a group that chose 6 cards a play keeps them in Cheat, not after Liar's Bar.
+PRESET_SHAPE_OPTIONS = ("max_cards", "jokers", "min_players", "max_players")
 
 
 def with_preset(rules: Rules, name: str) -> Rules:
     """``rules`` playing preset ``name``, validated (raises InvalidRules)."""
     preset = PRESETS[name]
     changes = {option: getattr(preset, option) for option in PRESET_OPTIONS}
+    leaving_short = rules.deck is DeckKind.SHORT and preset.deck is not DeckKind.SHORT
+    for option in PRESET_SHAPE_OPTIONS:
+        default = getattr(Rules(), option)
+        if getattr(preset, option) != default or leaving_short:
+            changes[option] = getattr(preset, option)
+    if preset.penalty is Penalty.REVOLVER:
+        changes["passing"] = Passing.NEVER
     return dataclasses.replace(rules, **changes).validate()
 
 
@@ -363,8 +469,18 @@ def preset_of(rules: Rules) -> str | None:
     """The name of the preset these rules are, if any (a menu shows it; the engine never
     branches on it). Only the game-play options of the presets' table count, so a group that
     changed its timer still plays ``verju``."""
-    keys = ("rank_rule", "challengers", "after_challenge", "final_check")
+    keys = ("rank_rule", "challengers", "after_challenge", "final_check", "deck", "penalty")
     for name, preset in PRESETS.items():
         if all(getattr(rules, k) == getattr(preset, k) for k in keys):
             return name
     return None
+
+
+def with_pace(rules: Rules, pace: Pace) -> Rules:
+    """``rules`` at ``pace``: its turn time."""
+    return dataclasses.replace(rules, turn_timeout_s=PACE_TURN_S[pace]).validate()
+
+
+def pace_of(rules: Rules) -> Pace | None:
+    """The pace whose turn time these rules have, if any."""
+    return next((pace for pace, turn in PACE_TURN_S.items() if turn == rules.turn_timeout_s), None)

@@ -24,6 +24,8 @@ class EndReason(enum.StrEnum):
     MOVE_CAP = "move_cap"
     LAST_PLAYER = "last_player"
     STOPPED = "stopped"
+    #: ``penalty=revolver``: every other player was shot (or left); the last alive wins.
+    LAST_ALIVE = "last_alive"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +40,16 @@ class Player:
     left: bool = False
     #: Turn timeouts in a row; reset by any own action.
     timeouts: int = 0
+    #: ``penalty=revolver``: the chamber (0-based) that holds this player's bullet, placed at
+    #: random when the game starts; secret. -1 without the revolver.
+    bullet: int = -1
+    #: Times this player pulled the trigger; the pull at index ``bullet`` is the shot.
+    pulls: int = 0
+
+    @property
+    def shot(self) -> bool:
+        """Out of the game by the revolver (they may still watch)."""
+        return 0 <= self.bullet < self.pulls
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,10 +119,29 @@ class GameState:
     votes_yes: tuple[int, ...] = ()
     #: The player to play had a request to pass refused this turn: they must play.
     pass_refused: bool = False
+    #: Cards not dealt this round (``deck=short``: five cards to each player).
+    stock: tuple[Card, ...] = ()
+    #: Rounds dealt (``deck=short`` deals anew each round; 1 from the first deal).
+    round: int = 0
+    #: The secret each round's deal is drawn from (with the round's number), itself drawn
+    #: from a cryptographically secure generator when the game starts; 0 when the game is
+    #: dealt once. Never shown.
+    seed: int = 0
+    #: ``penalty=revolver``: the seat that pulls the trigger once ``pull_at_ms`` comes (the
+    #: moment's pause, for the table), or None.
+    pull_by: int | None = None
+    pull_at_ms: int = 0
+    #: Seats shot, in order (``penalty=revolver``): the later, the better the place.
+    fallen: tuple[int, ...] = ()
 
     @property
     def deck_size(self) -> int:
-        return sum(len(p.hand) for p in self.players) + len(self.pile) + len(self.set_aside)
+        return (
+            sum(len(p.hand) for p in self.players)
+            + len(self.pile)
+            + len(self.set_aside)
+            + len(self.stock)
+        )
 
     def active_seats(self) -> tuple[int, ...]:
         return tuple(i for i, p in enumerate(self.players) if not p.left)

@@ -96,6 +96,15 @@ class Strategy(Protocol):
         ...
 
 
+def forced_call(view: SeatView, now_ms: int) -> Challenge | None:
+    """The call a player must make when it is their turn and calling is all they may do
+    (``penalty=revolver``: nobody else holds cards): every strategy makes it."""
+    if view.turn != view.seat or view.seat not in view.awaited or view.play_limit:
+        return None
+    claims = view.challengeable()
+    return Challenge(view.seat, claims[-1].number, now_ms) if claims else None
+
+
 def _may_act(view: SeatView) -> bool:
     return view.phase is not Phase.FINISHED and not view.left[view.seat]
 
@@ -1066,7 +1075,8 @@ class ComputerPlayers:
             return None
         if state.phase is Phase.FINISHED or not 0 <= seat < len(state.players):
             return None
-        return STRATEGIES[name].choose(see(state, seat), knowledge, rng, now_ms)
+        view = see(state, seat)
+        return STRATEGIES[name].choose(view, knowledge, rng, now_ms) or forced_call(view, now_ms)
 
     def to_data(self) -> dict[str, Any]:
         return {

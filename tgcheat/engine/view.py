@@ -24,6 +24,7 @@ from tgcheat.engine.game import (
     can_pass,
     can_vote,
     challengeable,
+    deck_ranks,
     play_limit,
 )
 from tgcheat.engine.rules import Challengers, Rules
@@ -77,6 +78,10 @@ class SeatView:
     callable: tuple[int, ...]
     #: The seats the game waits for.
     awaited: frozenset[int]
+    #: ``penalty=revolver``: whose trigger is about to be pulled (public), and each seat's
+    #: pulls so far (the bullets are secret).
+    pull_by: int | None = None
+    pulls: tuple[int, ...] = ()
 
     @property
     def seats(self) -> int:
@@ -94,6 +99,18 @@ class SeatView:
                 return candidate
         return seat
 
+    def next_in_round(self, seat: int) -> int:
+        """The seat that plays after ``seat`` (``game.next_in_round``): under the revolver a
+        seat with no cards sits the round out."""
+        if not self.rules.revolver:
+            return self.next_active(seat)
+        count = len(self.left)
+        for step in range(1, count):
+            candidate = (seat + step) % count
+            if not self.left[candidate] and self.hand_sizes[candidate]:
+                return candidate
+        return seat
+
     @property
     def final_claim(self) -> SeenClaim | None:
         if self.phase is not Phase.FINAL_CHECK or not self.open_claims:
@@ -107,7 +124,7 @@ class SeatView:
     def claimable_ranks(self) -> tuple[Rank, ...]:
         if self.required is not None:
             return (self.required,)
-        return tuple(r for r in Rank if r is not Rank.JOKER)
+        return deck_ranks(self.rules)
 
     def deck_count(self) -> int:
         return self.rules.deck_count(len(self.hand_sizes))
@@ -149,11 +166,13 @@ def see(state: GameState, seat: int) -> SeatView:
         may_accept=can_accept(state, seat),
         callable=tuple(c.number for c in challengeable(state, seat)),
         awaited=awaited(state),
+        pull_by=state.pull_by,
+        pulls=tuple(p.pulls for p in state.players) if state.rules.revolver else (),
     )
 
 
 def callers(view: SeatView, claim: SeenClaim) -> tuple[int, ...]:
     """Who may call Cheat! on ``claim`` by the rules (``challengers``), as the table knows."""
     if view.rules.challengers is Challengers.NEXT:
-        return (view.next_active(claim.seat),)
+        return (view.next_in_round(claim.seat),)
     return tuple(s for s in view.active_seats() if s != claim.seat)

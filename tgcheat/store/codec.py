@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from tgcheat.engine.cards import Card, Rank
-from tgcheat.engine.events import ChallengeResolved, Passed
+from tgcheat.engine.events import ChallengeResolved, Passed, TriggerPulled
 from tgcheat.engine.lobby import Lobby
 from tgcheat.engine.match import Match
 from tgcheat.engine.rules import Rules
@@ -79,6 +79,8 @@ def encode(session: Session) -> bytes:
         doc["lx"] = 1
     if session.without_group:
         doc["wg"] = 1
+    if session.reminded_ms:
+        doc["rm"] = session.reminded_ms
     if session.picks:
         doc["pk"] = [list(pick) for pick in session.picks]
     if session.told != Told():
@@ -123,6 +125,7 @@ def decode(raw: bytes) -> Session:
         without_group=bool(doc.get("wg", 0)),
         picks=tuple((int(u), int(n), str(sel)) for u, n, sel in doc.get("pk", ())),
         told=_told_from_doc(doc["td"]) if "td" in doc else Told(),
+        reminded_ms=doc.get("rm", 0),
     )
 
 
@@ -142,6 +145,8 @@ def _told_doc(told: Told) -> list[Any]:
                     list(event.callers),
                 ]
             )
+        elif isinstance(event, TriggerPulled):
+            lines.append([seq, event.seat, event.chamber, int(event.hit), "t"])
         else:
             rank = int(event.rank) if event.rank is not None else None
             lines.append([seq, event.seat, rank, int(event.by_vote)])
@@ -165,6 +170,9 @@ def _told_from_doc(doc: list[Any]) -> Told:
                 taken,
                 tuple(callers),
             )
+        elif len(line) == 5:
+            seq, seat, chamber, hit, _ = line
+            event = TriggerPulled(seat, chamber, bool(hit))
         else:
             seq, seat, rank, by_vote = line
             event = Passed(seat, Rank(rank) if rank is not None else None, bool(by_vote))
@@ -301,7 +309,7 @@ def _claim_from_doc(doc: list[Any]) -> Claim:
 def _state_doc(state: GameState) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "r": _rules_doc(state.rules),
-        "p": [[p.user_id, p.name, list(p.hand), int(p.left), p.timeouts] for p in state.players],
+        "p": [_player_doc(p) for p in state.players],
         "d": state.dealer,
         "t": state.turn,
         "q": int(state.required) if state.required is not None else 0,
@@ -323,7 +331,33 @@ def _state_doc(state: GameState) -> dict[str, Any]:
         doc["vy"] = state.votes_yes
     if state.pass_refused:
         doc["pr"] = 1
+    if state.stock:
+        doc["sk"] = list(state.stock)
+    if state.round:
+        doc["rd"] = state.round
+    if state.seed:
+        # Hexadecimal: the seed is wider than a JSON number keeps exactly.
+        doc["sd"] = format(state.seed, "x")
+    if state.pull_by is not None:
+        doc["pb"] = [state.pull_by, state.pull_at_ms]
+    if state.fallen:
+        doc["fl"] = list(state.fallen)
     return doc
+
+
+def _player_doc(player: Player) -> list[Any]:
+    doc: list[Any] = [player.user_id, player.name, list(player.hand), int(player.left)]
+    doc.append(player.timeouts)
+    if player.bullet >= 0:
+        # The revolver (``penalty=revolver``): its bullet's chamber and the pulls so far.
+        doc += [player.bullet, player.pulls]
+    return doc
+
+
+def _player_from_doc(doc: list[Any]) -> Player:
+    uid, name, hand, left, timeouts, *revolver = doc
+    bullet, pulls = revolver or (-1, 0)
+    return Player(uid, name, tuple(map(Card, hand)), bool(left), timeouts, bullet, pulls)
 
 
 def _state_from_doc(doc: dict[str, Any]) -> GameState:
@@ -333,10 +367,7 @@ def _state_from_doc(doc: dict[str, Any]) -> GameState:
         result = Result(EndReason(reason), winner, tuple((s, p) for s, p in places))
     return GameState(
         rules=Rules.from_dict(doc["r"]),
-        players=tuple(
-            Player(uid, name, tuple(map(Card, hand)), bool(left), timeouts)
-            for uid, name, hand, left, timeouts in doc["p"]
-        ),
+        players=tuple(_player_from_doc(p) for p in doc["p"]),
         dealer=doc["d"],
         turn=doc["t"],
         required=Rank(doc["q"]) if doc["q"] else None,
@@ -353,4 +384,10 @@ def _state_from_doc(doc: dict[str, Any]) -> GameState:
         vote_by=doc.get("vb"),
         votes_yes=tuple(doc.get("vy", ())),
         pass_refused=bool(doc.get("pr", 0)),
+        stock=tuple(map(Card, doc.get("sk", ()))),
+        round=doc.get("rd", 0),
+        seed=int(doc.get("sd", "0"), 16),
+        pull_by=doc["pb"][0] if "pb" in doc else None,
+        pull_at_ms=doc["pb"][1] if "pb" in doc else 0,
+        fallen=tuple(doc.get("fl", ())),
     )

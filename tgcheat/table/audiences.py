@@ -24,6 +24,7 @@ from tgcheat.engine.events import (
     PassRefused,
     PassRequested,
     PassVoted,
+    TriggerPulled,
     TurnStarted,
 )
 from tgcheat.engine.game import can_accept, can_vote, challengeable
@@ -31,8 +32,9 @@ from tgcheat.engine.rules import Challengers, FinalCheck
 from tgcheat.engine.state import Claim, GameState, Phase
 from tgcheat.table.chronicle import Notice
 
-#: Events the group is told of with a message of their own (a notification), before the table.
-Announcement = ChallengeResolved | Passed
+#: Events the group is told of with a message of their own (a notification), before the table:
+#: each reveal, pass and pull of a trigger (``penalty=revolver``, after the reveal's pause).
+Announcement = ChallengeResolved | Passed | TriggerPulled
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +104,9 @@ def audience(state: GameState, events: Sequence[Event], notice: Notice | None = 
     if notice is not None:
         notified.add(notice.seat)
     ended = any(isinstance(e, GameEnded) for e in events)
-    announcements = tuple(e for e in events if isinstance(e, ChallengeResolved | Passed))
+    announcements = tuple(
+        e for e in events if isinstance(e, ChallengeResolved | Passed | TriggerPulled)
+    )
     if state.phase is Phase.FINISHED:
         notified_seats = frozenset(notified) & ({notice.seat} if notice else set())
         return Audience(announcements, ended, False, notified_seats, everyone - notified_seats)
@@ -118,7 +122,7 @@ def audience(state: GameState, events: Sequence[Event], notice: Notice | None = 
 
 def group_messages(events: Sequence[Event]) -> int:
     """How many group requests publishing ``events`` costs (the events alone decide it)."""
-    announcements = sum(isinstance(e, ChallengeResolved | Passed) for e in events)
+    announcements = sum(isinstance(e, ChallengeResolved | Passed | TriggerPulled) for e in events)
     # Last cards answered in private move no table either: counted anyway (the events do not
     # say which rule applies), one request more than is spent.
     moves = announcements > 0 or any(isinstance(e, GameEnded | FinalPlayPending) for e in events)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tgcheat.engine.actions import Action, ResolveChallenges, Timeout
+from tgcheat.engine.actions import Action, PullTrigger, ResolveChallenges, Timeout
 from tgcheat.engine.events import (
     ChallengeResolved,
     Event,
@@ -93,6 +93,8 @@ def game_deadline(previous: int, state: GameState, events: Sequence[Event], now_
 
 def clock_action(state: GameState, now_ms: int) -> Action:
     """What the clock does to a game whose deadline has passed."""
+    if state.pull_by is not None:
+        return PullTrigger(now_ms)
     if state.challenges:
         return ResolveChallenges(now_ms)
-    return Timeout(state.plays, state.phase is Phase.FINAL_CHECK)
+    return Timeout(state.plays, state.phase is Phase.FINAL_CHECK, now_ms)

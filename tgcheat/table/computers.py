@@ -27,6 +27,7 @@ from tgcheat.engine.game import (
     can_vote,
     challengeable,
 )
+from tgcheat.engine.rules import PACE_TURN_S, Pace
 from tgcheat.engine.state import GameState, Phase
 from tgcheat.engine.strategies import ComputerPlayers
 from tgcheat.table.session import Session
@@ -35,6 +36,8 @@ from tgcheat.table.session import Session
 COMPUTER_NAMES = ("Ada", "Max", "Kim", "Leo", "Mia", "Sam")
 #: How long a computer player thinks before it acts (ms), at least and at most.
 THINK_MS = (1_800, 4_200)
+#: … at the blitz pace (or a faster clock), where a turn is 15 s: a quick table keeps quick.
+BLITZ_THINK_MS = (600, 1_500)
 
 
 class TableRandom(RandomSource, AIRandom, Protocol):
@@ -73,10 +76,12 @@ def has_computers(state: GameState) -> bool:
     return any(is_computer(p.user_id) for p in state.players)
 
 
-def think_ms(game_id: str, plays: int, seat: int) -> int:
+def think_ms(game_id: str, plays: int, seat: int, turn_timeout_s: int = 0) -> int:
     """A computer player's thinking time before its move at this point of the game: differs
-    from move to move, the same for the same move (a pure function: no clock, no random)."""
-    low, high = THINK_MS
+    from move to move, the same for the same move (a pure function: no clock, no random);
+    shorter at the blitz pace."""
+    blitz = 0 < turn_timeout_s <= PACE_TURN_S[Pace.BLITZ]
+    low, high = BLITZ_THINK_MS if blitz else THINK_MS
     spread = zlib.crc32(f"{game_id}:{plays}:{seat}".encode()) % (high - low)
     return low + spread
 
@@ -84,7 +89,7 @@ def think_ms(game_id: str, plays: int, seat: int) -> int:
 def _to_act(state: GameState, events: Sequence[Event]) -> list[int]:
     """Computer seats that have something to do in ``state``: their turn, last cards to
     answer, a vote; or a claim just made that they may doubt (asked once per claim)."""
-    if state.phase is Phase.FINISHED or state.challenges:
+    if state.phase is Phase.FINISHED or state.challenges or state.pull_by is not None:
         return []
     seats = [
         seat
@@ -109,7 +114,7 @@ def computers_due(session: Session, state: GameState, events: Sequence[Event], n
     acting = _to_act(state, events)
     if not acting:
         return 0
-    return now_ms + think_ms(session.game_id, state.plays, acting[0])
+    return now_ms + think_ms(session.game_id, state.plays, acting[0], state.rules.turn_timeout_s)
 
 
 def seated(session: Session, state: GameState) -> Session:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from tgcheat.engine.events import Event
 from tgcheat.engine.game import (
+    awaited,
     pending_deadline_ms,
 )
 from tgcheat.engine.match import record_game
@@ -19,7 +20,7 @@ from tgcheat.table.clock import (
 from tgcheat.table.computers import computers_due
 from tgcheat.table.session import Session
 from tgcheat.table.story import storied
-from tgcheat.table.told import told_after, told_noticed
+from tgcheat.table.told import told_after, told_noticed, told_reminded
 
 Events = tuple[Event, ...]
 
@@ -73,3 +74,9 @@ def noticed(
     notice = Notice(kind, seat)
     told = told_noticed(session.told, game, notice) if game is not None else session.told
     return dataclasses.replace(session, notice=notice, told=told), events
+
+
+def reminded(session: Session, state: GameState) -> Session:
+    """The session once the players a long turn waits for are reminded in private."""
+    told = told_reminded(session.told, state, sorted(awaited(state)))
+    return dataclasses.replace(session, told=told, reminded_ms=session.deadline_ms)

@@ -15,6 +15,11 @@ from tgcheat.table.place import Place
 from tgcheat.table.story import Story
 from tgcheat.table.told import Told
 
+#: Turns at least this long (the correspondence pace: a day) remind the player in private…
+LONG_TURN_S = 6 * 3600
+#: … this long after the wait began.
+REMIND_AFTER_S = 4 * 3600
+
 
 @dataclass(frozen=True, slots=True)
 class LobbyClock:
@@ -90,6 +95,9 @@ class Session:
     #: game's play count they were picked at, one rank code per card). A pick of an earlier
     #: play is out of date.
     picks: tuple[tuple[int, int, str], ...] = ()
+    #: The turn's deadline whose players were reminded in private (a long turn is reminded
+    #: once, ``REMIND_AFTER_S`` after it began); 0: none.
+    reminded_ms: int = 0
 
     @property
     def place(self) -> Place:
@@ -113,8 +121,37 @@ class Session:
     def next_deadline_ms(self) -> int:
         """When the clock acts next: the turn's deadline or the computer players' move,
         whichever comes first; 0: never."""
-        due = [ms for ms in (self.deadline_ms, self.computers_due_ms) if ms]
+        due = [ms for ms in (self.deadline_ms, self.computers_due_ms, self.reminder_due_ms) if ms]
         return min(due) if due else 0
+
+    @property
+    def waiting_since_ms(self) -> int:
+        """When the game began to wait for the players it waits for now (a turn's deadline
+        less its length); 0 without a turn timer."""
+        game = self.game
+        if game is None or self.deadline_ms == 0 or game.rules.turn_timeout_s == 0:
+            return 0
+        return self.deadline_ms - 1000 * game.rules.turn_timeout_s
+
+    @property
+    def reminder_due_ms(self) -> int:
+        """When the players a long turn waits for are reminded in private; 0: not due (a
+        short turn, or reminded already)."""
+        game = self.game
+        if (
+            game is None
+            or game.phase is Phase.FINISHED
+            or game.rules.turn_timeout_s < LONG_TURN_S
+            or self.deadline_ms == 0
+            or self.reminded_ms == self.deadline_ms
+        ):
+            return 0
+        return self.waiting_since_ms + 1000 * REMIND_AFTER_S
+
+    @property
+    def reminded(self) -> bool:
+        """The players the game waits for were reminded of this turn."""
+        return self.reminded_ms != 0 and self.reminded_ms == self.deadline_ms
 
     def picked(self, user_id: int) -> str:
         """The cards the player picked for the game's current play ("" none)."""

@@ -10,7 +10,7 @@ change makes owed; this module only keeps it.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from tgcheat.engine.events import Event, FinalPlayPending, PassRequested, TurnStarted
@@ -105,4 +105,14 @@ def told_noticed(told: Told, state: GameState, notice: Notice) -> Told:
     user_id = state.players[notice.seat].user_id
     epochs = dict(told.hand_epochs)
     epochs[user_id] = epochs.get(user_id, 0) + 1
+    return dataclasses.replace(told, hand_epochs=tuple(sorted(epochs.items())))
+
+
+def told_reminded(told: Told, state: GameState, seats: Iterable[int]) -> Told:
+    """``told`` once the players at ``seats`` are reminded of a long turn: their hands come
+    back as new messages (a notification)."""
+    epochs = dict(told.hand_epochs)
+    for seat in seats:
+        user_id = state.players[seat].user_id
+        epochs[user_id] = epochs.get(user_id, 0) + 1
     return dataclasses.replace(told, hand_epochs=tuple(sorted(epochs.items())))

@@ -58,7 +58,7 @@ from tgcheat.table.lobby import (
     solo_game,
     start,
 )
-from tgcheat.table.progress import Events, advance, noticed
+from tgcheat.table.progress import Events, advance, noticed, reminded
 from tgcheat.table.refusals import SessionRefusal
 from tgcheat.table.session import Session
 from tgcheat.table.story import Story
@@ -264,6 +264,11 @@ def tick(
         session = dataclasses.replace(session, computers_due_ms=0)
         if session.deadline_ms == 0 or session.deadline_ms > now_ms:
             return session, ()
+    reminder = session.reminder_due_ms
+    if reminder and reminder <= now_ms < session.deadline_ms:
+        # A long turn: those it waits for are reminded in private (their hand comes back
+        # as a new message that notifies), once.
+        return reminded(session, game), ()
     if unseen and any(game.players[seat].user_id in unseen for seat in awaited(game)):
         deadline = game_deadline(0, game, (), now_ms)
         return dataclasses.replace(session, deadline_ms=deadline), ()

@@ -21,9 +21,9 @@ from typing import Any
 from tgcheat.bot.texts import claim_phrase, rank_symbol
 from tgcheat.bot.views import final_table_view, refusal_text, reveal_view, table_view
 from tgcheat.bot.views.hand import _turn_prompt
-from tgcheat.engine.cards import CLAIMABLE_RANKS, Card
+from tgcheat.engine.cards import Card
 from tgcheat.engine.events import ChallengeResolved
-from tgcheat.engine.game import can_pass, play_limit
+from tgcheat.engine.game import can_pass, claimable_ranks, play_limit
 from tgcheat.engine.rules import Passing
 from tgcheat.engine.state import Claim, GameState, Phase
 from tgcheat.i18n import Translator
@@ -207,7 +207,7 @@ def offers(tr: Translator, session: Session, game: GameState, seat: int) -> Json
     limit = play_limit(game, seat)
     if limit > 0:
         rank = game.required
-        ranks = [rank] if rank is not None else list(CLAIMABLE_RANKS)
+        ranks = list(claimable_ranks(game))
         found["play"] = {
             "limit": limit,
             "prompt": plain(_turn_prompt(tr, game, limit)),

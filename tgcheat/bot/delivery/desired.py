@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from tgcheat.bot import views
 from tgcheat.bot.delivery.plan import Desired, WantedLine, WantedSlot
-from tgcheat.engine.events import ChallengeResolved
+from tgcheat.engine.events import ChallengeResolved, TriggerPulled
 from tgcheat.engine.state import GameState, Phase
 from tgcheat.i18n import translator
 from tgcheat.store.send_budget import Priority
@@ -182,6 +182,8 @@ def _lines(session: Session, state: GameState, told: Told, after: int) -> tuple[
             continue
         if isinstance(event, ChallengeResolved):
             view = views.reveal_view(tr, state, event)
+        elif isinstance(event, TriggerPulled):
+            view = views.View(views.pull_view(tr, state, event))
         else:
             view = views.View(views.passed_view(tr, state, event))
         lines.append(WantedLine(seq, session.place, view))

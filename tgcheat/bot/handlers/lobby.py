@@ -21,15 +21,17 @@ from tgcheat.bot.handlers.shell import (
     Shell,
     new_game_id,
 )
+from tgcheat.bot.settings_texts import RULES_PROBLEMS
 from tgcheat.bot.taps import Tap
 from tgcheat.bot.views.lobby import level_name
 from tgcheat.engine.game import ActionRefused
-from tgcheat.engine.rules import PRESETS, Rules
+from tgcheat.engine.rules import PRESETS, InvalidRules, Pace, Rules, with_pace
 from tgcheat.i18n import N_, translator
 from tgcheat.store.games import Committed
 from tgcheat.table import transitions as table
 from tgcheat.table.access import played_by
 from tgcheat.table.computers import Level
+from tgcheat.table.lobby import SOLO_OPPONENTS
 from tgcheat.table.place import Place
 from tgcheat.table.refusals import SessionRefusal, SessionRefused
 from tgcheat.table.session import Session
@@ -68,15 +70,25 @@ class LobbyHandlers:
         if not command.in_group:
             raise Answer(N_("Send /new in the group where you want to play."))
         shell = self.shell
-        choice = command.args[0].lower() if command.args else ""
-        if choice and choice not in PRESETS:
-            raise Answer(
-                N_("Unknown rules {name}. Choose one of: {presets}."),
-                name=html.escape(choice[:MAX_ECHO]),
-                presets=", ".join(PRESETS),
-            )
+        choice: str | None = None
+        pace: Pace | None = None
+        # "/new liars blitz": a preset, a pace, or both, in any order.
+        for arg in (a.lower() for a in command.args):
+            if arg in PRESETS:
+                choice = arg
+            elif arg in tuple(Pace):
+                pace = Pace(arg)
+            else:
+                raise Answer(
+                    N_("Unknown rules {name}. Choose one of: {presets}."),
+                    name=html.escape(arg[:MAX_ECHO]),
+                    presets=", ".join([*PRESETS, *Pace]),
+                )
         chat_id = command.chat_id
-        rules = PRESETS[choice] if choice else await shell.store.settings.group_rules(chat_id)
+        saved = await shell.store.settings.group_rules(chat_id)
+        rules = PRESETS[choice] if choice else saved
+        if pace is not None:
+            rules = with_pace(rules or Rules(), pace)
         language = await shell.store.settings.group_language(chat_id)
         if language is None:
             language = (await shell.language_of(command.asker)).language
@@ -135,6 +147,13 @@ class LobbyHandlers:
         # A preset named, else the rules saved with /settings in this chat, else the classic.
         saved = await shell.store.settings.group_rules(chat_id)
         rules = PRESETS[preset] if preset is not None else saved or Rules()
+        try:
+            rules.with_option("players", str(opponents + 1))
+        except InvalidRules as invalid:
+            # Liar's Bar's short deck seats four at most: said before anything is dealt.
+            least, most = SOLO_OPPONENTS
+            if invalid.option == "players" and least <= opponents <= most:
+                raise Answer(RULES_PROBLEMS[invalid.reason]) from None
         committed = await shell.store.transact(
             chat_id,
             lambda session: table.solo_game(

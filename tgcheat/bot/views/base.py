@@ -3,6 +3,7 @@ direction a right-to-left language reads in."""
 
 from __future__ import annotations
 
+import datetime
 import html
 import re
 import unicodedata
@@ -10,13 +11,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from babel.dates import format_skeleton
+
 from tgcheat.bot.settings_texts import (
     PRESET_TEXTS,
+    pace_name,
 )
 from tgcheat.bot.texts import claim_phrase, rank_symbol
 from tgcheat.engine.cards import Card
 from tgcheat.engine.rules import (
+    Pace,
     Rules,
+    pace_of,
     preset_of,
 )
 from tgcheat.engine.state import Claim, GameState
@@ -237,7 +243,12 @@ def count_cards(tr: Translator, count: int) -> str:
 
 def rules_name(tr: Translator, rules: Rules) -> str:
     preset = preset_of(rules)
-    return tr._(PRESET_TEXTS[preset]) if preset is not None else tr._("house rules")
+    name = tr._(PRESET_TEXTS[preset]) if preset is not None else tr._("house rules")
+    pace = pace_of(rules)
+    if pace is None or pace is Pace.NORMAL:
+        return name
+    # A pace other than the usual one is named with the rules ("Cheat (classic), blitz").
+    return tr._("{rules} · {pace}").format(rules=name, pace=pace_name(tr, pace))
 
 
 # --- the table (group) -------------------------------------------------------------------------
@@ -258,3 +269,11 @@ def card_label(tr: Translator, card: Card) -> str:
 
 def in_rows(buttons: list[Button], width: int = KEYBOARD_ROW) -> list[list[Button]]:
     return [buttons[i : i + width] for i in range(0, len(buttons), width)]
+
+
+def moment(tr: Translator, ms: int) -> str:
+    """A moment in the reader's words, in UTC ("3 Dec, 21:30 UTC"): a long turn says since
+    when the game waits (the bot does not know the reader's time zone, so it says which)."""
+    when = datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC)
+    day = format_skeleton("MMMd", when, locale=tr.language)
+    return ltr(tr, f"{day}, {when:%H:%M} UTC")

@@ -23,16 +23,21 @@ from tgcheat.bot.views.base import (
     in_rows,
     keyboard,
     ltr,
+    moment,
     name_html,
     page,
     title_html,
 )
-from tgcheat.engine.cards import CLAIMABLE_RANKS, Rank, count_by_rank
+from tgcheat.engine.cards import Rank, count_by_rank
 from tgcheat.engine.game import (
+    awaited,
     can_pass,
+    claimable_ranks,
+    must_call,
     play_limit,
 )
 from tgcheat.engine.rules import (
+    CHAMBERS,
     Passing,
 )
 from tgcheat.engine.state import EndReason, GameState, Phase
@@ -87,14 +92,25 @@ def hand_view(
     if state.phase is Phase.FINISHED:
         lines += ["", *_own_result(tr, session, state, seat)]
         return page(tr, "\n".join(lines))
+    if player.shot:
+        lines += ["", tr._("💥 You were shot and are out. You may watch the rest of the game.")]
+        return page(tr, "\n".join(lines))
     if player.left:
         if notice is None or notice.seat != seat:
             lines += ["", tr._("You have left this game.")]
         return page(tr, "\n".join(lines))
+    if state.rules.revolver:
+        lines += ["", _revolver_line(tr, state, seat)]
     selected = decode_selection(selection)
     answers = private_answers(state, seat)
     rows = _answer_rows(tr, session, state, answers, lines)
     limit = play_limit(state, seat)
+    if session.reminded and seat in awaited(state) and session.waiting_since_ms:
+        since = moment(tr, session.waiting_since_ms)
+        lines += [
+            "",
+            tr._("⏰ The game has been waiting for you since {moment}.").format(moment=since),
+        ]
     if limit > 0:
         lines.append("")
         lines.append(_turn_prompt(tr, state, limit))
@@ -106,6 +122,8 @@ def hand_view(
         rows += _play_rows(tr, session, state, seat, held, selected, lines)
     elif answers.final_in_group:
         lines += ["", tr._("Last cards were played: answer in the group.")]
+    elif must_call(state) and seat == state.turn:
+        lines += ["", tr._("Nobody else has cards left: call the last play.")]
     if app_url is not None:
         rows.append([open_cards_button(tr, app_url, session)])
     return page(tr, "\n".join(lines), keyboard(rows) if rows else None)
@@ -119,6 +137,19 @@ def check_selection_fits(session: Session, state: GameState, selected: Counter[R
     HandPress(
         Op.PICK, session.chat_id, session.game_id, state.plays, selection, Rank.ACE, session.topic
     ).encode()
+
+
+def _revolver_line(tr: Translator, state: GameState, seat: int) -> str:
+    """``penalty=revolver``: the player's own revolver, and a round sat out without cards."""
+    player = state.players[seat]
+    line = tr._("🔫 Your revolver: {pulls} of {chambers} chambers pulled.").format(
+        pulls=player.pulls, chambers=CHAMBERS
+    )
+    if state.pull_by == seat:
+        line += "\n" + tr._("You must pull the trigger now…")
+    elif not player.hand:
+        line += "\n" + tr._("You have no cards left: you sit out the rest of this round.")
+    return line
 
 
 def open_cards_button(tr: Translator, app_url: str, session: Session) -> Button:
@@ -316,9 +347,10 @@ def _play_rows(
         play = HandPress(
             Op.PLAY, session.chat_id, session.game_id, state.plays, selection, topic=session.topic
         )
+        ranks = claimable_ranks(state)
         claims = [
             button(_claim_label(tr, rank), callback_data=data)
-            for rank, data in zip(CLAIMABLE_RANKS, play.encode_each(CLAIMABLE_RANKS), strict=True)
+            for rank, data in zip(ranks, play.encode_each(ranks), strict=True)
         ]
         rows += in_rows(claims, width=CLAIM_ROW)
         rows.append(clear_row)

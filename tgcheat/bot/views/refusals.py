@@ -58,6 +58,9 @@ REFUSALS: dict[Reason, str] = {
     Refusal.NOT_A_VOTER: N_("This vote is not yours."),
     Refusal.ALREADY_VOTED: N_("You already voted."),
     Refusal.TOO_MANY_PLAYERS: N_("Too many players for these rules."),
+    Refusal.MUST_CALL: N_("Nobody else has cards left: call the last play."),
+    Refusal.PULL_PENDING: N_("Wait: a trigger is about to be pulled."),
+    Refusal.RANK_NOT_IN_DECK: N_("This deck has no such rank."),
 }
 
 

@@ -96,6 +96,12 @@ def _play_line(tr: Translator, state: GameState, play: PlayEntry) -> str:
     if play.caller is None:
         return line
     caller = _name(state, play.caller)
+    if state.rules.revolver:
+        loser = _name(state, play.seat) if play.lie else caller
+        verdict = tr._("{name} catches the bluff") if play.lie else tr._("{name} calls it wrongly")
+        return f"{line} " + tr._("{outcome}; {loser} pulls the trigger").format(
+            outcome=verdict.format(name=caller), loser=loser
+        )
     if play.lie:
         # Who takes the pile is named (the liar: whoever played): "caught by Ann, takes 3"
         # read in several languages as if the one who caught the bluff took it.

@@ -23,21 +23,23 @@ from tgcheat.bot.views.base import (
     keyboard,
     mention_html,
     mirrored,
+    moment,
     name_html,
     page,
 )
-from tgcheat.engine.events import ChallengeResolved, Passed
+from tgcheat.engine.events import ChallengeResolved, Passed, TriggerPulled
 from tgcheat.engine.game import (
     final_answerers,
 )
 from tgcheat.engine.match import Match, scoreboard
+from tgcheat.engine.rules import CHAMBERS
 from tgcheat.engine.state import EndReason, GameState, Phase, Result
 from tgcheat.i18n import N_, Translator
 from tgcheat.table.audiences import table_answer
 from tgcheat.table.awards import Award, best_liar, sharpest_eye
 from tgcheat.table.chronicle import GameTally, Notice, NoticeKind
 from tgcheat.table.computers import has_computers
-from tgcheat.table.session import Session
+from tgcheat.table.session import LONG_TURN_S, Session
 
 
 def table_view(
@@ -55,10 +57,14 @@ def table_view(
     if state.phase is Phase.FINISHED and state.result is not None:
         return final_table_view(tr, session, state, state.result)
     lines = [tr._("🃏 <b>Cheat</b> · pile: {pile}").format(pile=count_cards(tr, len(state.pile)))]
+    if state.rules.revolver:
+        lines.append(
+            tr._("🔫 Round {round}: the revolver for whoever is wrong.").format(round=state.round)
+        )
     lines += computers_line(tr, state)
     for seat, player in enumerate(state.players):
         marker = _turn_marker(tr) if state.phase is Phase.PLAYING and seat == state.turn else ""
-        status = tr._("left the game") if player.left else count_cards(tr, len(player.hand))
+        status = player_status(tr, state, seat)
         lines.append(
             tr._("{place}. {name} · {cards}").format(
                 place=seat + 1, name=marker + name_html(player.name), cards=status
@@ -85,6 +91,12 @@ def table_view(
                     left,
                 ).format(seconds=left)
             )
+    elif state.pull_by is not None:
+        lines.append(
+            tr._("🔫 {name} puts the revolver to their head…").format(
+                name=name_html(state.players[state.pull_by].name)
+            )
+        )
     elif state.phase is Phase.PLAYING:
         if last is not None:
             lines.append(tr._("Last play: {claim}").format(claim=claim_line(tr, state, last)))
@@ -103,7 +115,34 @@ def table_view(
                 )
             )
         lines.append(_turn_line(tr, state))
+        since = session.waiting_since_ms
+        if since and state.rules.turn_timeout_s >= LONG_TURN_S:
+            lines.append(tr._("⏳ Waiting since {moment}.").format(moment=moment(tr, since)))
     return page(tr, "\n".join(lines), _table_keyboard(tr, session, state, bot_username, app))
+
+
+def player_status(tr: Translator, state: GameState, seat: int) -> str:
+    """A seat's line on the table: its cards, or that it left; under the revolver also the
+    chambers it has pulled, or that it was shot (and watches)."""
+    player = state.players[seat]
+    if player.shot:
+        return tr._("💀 shot")
+    status = tr._("left the game") if player.left else count_cards(tr, len(player.hand))
+    if state.rules.revolver and not player.left:
+        status += f" · 🔫 {player.pulls}/{CHAMBERS}"
+    return status
+
+
+def pull_view(tr: Translator, state: GameState, event: TriggerPulled) -> str:
+    """The trigger pulled: the line the table waited for."""
+    name = name_html(state.players[event.seat].name)
+    if event.hit:
+        text = tr._("💥 BANG! {name} is out.").format(name=name)
+    else:
+        text = tr._("🔫 <i>click</i>. {name} lives on (chamber {chamber} of {chambers}).").format(
+            name=name, chamber=event.chamber, chambers=CHAMBERS
+        )
+    return directed(tr, text)
 
 
 def _turn_marker(tr: Translator) -> str:
@@ -196,11 +235,7 @@ def reveal_view(tr: Translator, state: GameState, event: ChallengeResolved) -> V
         ),
         (tr._("Caught bluffing!") if event.lie else tr._("It was true!"))
         + " "
-        + tr.ngettext(
-            "{name} takes the pile: {count} card.",
-            "{name} takes the pile: {count} cards.",
-            event.taken,
-        ).format(name=name_html(state.players[event.taker].name), count=event.taken),
+        + _penalty_phrase(tr, state, event),
     ]
     return page(tr, "\n".join(lines))
 
@@ -215,6 +250,18 @@ def unreachable_view(tr: Translator, state: GameState, user_ids: Collection[int]
         "table and press <b>Start</b> in our private chat."
     ).format(names=names)
     return View(directed(tr, text))
+
+
+def _penalty_phrase(tr: Translator, state: GameState, event: ChallengeResolved) -> str:
+    taker = state.players[event.taker]
+    if state.rules.revolver:
+        # The pull itself is a line of its own, after the pause (``PULL_PAUSE_MS``).
+        return tr._("{name} must pull the trigger…").format(name=name_html(taker.name))
+    return tr.ngettext(
+        "{name} takes the pile: {count} card.",
+        "{name} takes the pile: {count} cards.",
+        event.taken,
+    ).format(name=name_html(taker.name), count=event.taken)
 
 
 def passed_view(tr: Translator, state: GameState, event: Passed) -> str:
@@ -299,6 +346,7 @@ def result_lines(tr: Translator, state: GameState, result: Result) -> list[str]:
         EndReason.LAST_PLAYER: N_("🏆 Everyone else left: {name} wins!"),
         EndReason.MOVE_CAP: N_("🏆 {plays} plays reached: {name} holds the fewest cards and wins!"),
         EndReason.STOPPED: N_("🛑 The game was stopped."),
+        EndReason.LAST_ALIVE: N_("🏆 {name} is the last one alive and wins!"),
     }[result.reason]
     lines: list[str] = []
     if result.winner is not None:
@@ -323,7 +371,7 @@ def result_lines(tr: Translator, state: GameState, result: Result) -> list[str]:
             tr._("{place}. {name} · {cards}").format(
                 place=place,
                 name=name_html(players[seat].name),
-                cards=count_cards(tr, len(players[seat].hand)),
+                cards=player_status(tr, state, seat),
             )
         )
     return lines
