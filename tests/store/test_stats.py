@@ -42,15 +42,18 @@ async def test_two_processes_that_both_pass_the_chats_step_count_each_person_onc
     first, second = GameStore(redis), GameStore(redis)
     record = _record()
     mark, chat_key = game_mark(record.key), second.keys.chat_stats(CHAT)
-    assert await second.stats._chat_step(record, mark, chat_key)
-    assert await first.stats.count(record)
-    answers = await second.stats._people_and_done(record, mark, chat_key, str(CHAT))
+    went_on, _ = (await second.stats._first_trip(record, mark, chat_key))[0]
+    assert went_on == 1
+    counted = await first.stats.count(record)
+    assert counted is not None
+    answers = await second.stats._second_trip(record, mark, str(CHAT), [None, None], [(), ()])
     assert await first.stats.person(ANN) == ANN_ONCE
     assert await first.stats.person(BOB) == BOB_ONCE
-    assert answers[:2] == [b"dup", b"dup"]
+    assert [answer[0] for answer in answers] == [b"dup", b"dup"]
     assert await second.stats.group(CHAT) == {ANN: ("Ann", ANN_ONCE), BOB: ("Bob", BOB_ONCE)}
-    # A later try stops at the chat's step.
-    assert not await second.stats.count(record)
+    # A later try stops at the chat's step, with the first's news (here none: not rated,
+    # nothing earned).
+    assert await second.stats.count(record) is None
     assert await second.stats.person(ANN) == ANN_ONCE
 
 
@@ -59,7 +62,8 @@ async def test_a_count_interrupted_between_its_steps_is_completed_once(redis: Re
     next try adds the people and not the group's rows again."""
     dying, next_try = GameStore(redis), GameStore(redis)
     record = _record()
-    assert await dying.stats._chat_step(record, game_mark(record.key), dying.keys.chat_stats(CHAT))
+    chat_key = dying.keys.chat_stats(CHAT)
+    assert (await dying.stats._first_trip(record, game_mark(record.key), chat_key))[0][0] == 1
     assert await next_try.stats.person(ANN) is None
     assert await next_try.stats.count(record)
     assert await next_try.stats.person(ANN) == ANN_ONCE
