@@ -66,7 +66,7 @@ FAKE_BOT_APP = """
 from telegram import Update
 from telegram.ext import ApplicationBuilder, TypeHandler
 
-ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]
+ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member", "inline_query"]
 
 
 def build_application(config, redis, *, request=None):
