@@ -19,6 +19,7 @@ from tgcheat.i18n import translator
 from tgcheat.store.send_budget import Priority
 from tgcheat.table.computers import is_computer
 from tgcheat.table.session import Session
+from tgcheat.table.standing import GameNews
 from tgcheat.table.told import Told
 
 #: The table's slot name; a hand's is ``hand_slot(user_id)``.
@@ -42,6 +43,8 @@ class Drawing:
     bot_username: str
     #: The Mini App's address, when the bot serves it (hands then offer "🃏 Open cards").
     app_url: str | None = None
+    #: What counting the finished game brought its players (their results show it).
+    news: GameNews | None = None
 
 
 def desired(
@@ -80,7 +83,9 @@ def _table_slot(session: Session, told: Told, drawing: Drawing) -> WantedSlot | 
         # A lobby closed without a game.
         view = views.lobby_closed_view(tr, expired=session.lobby_expired)
         return WantedSlot(TABLE, chat, epoch, view, edit_priority=Priority.LATER)
-    view = views.table_view(tr, session, state, drawing.bot_username, session.changed_ms or None)
+    view = views.table_view(
+        tr, session, state, drawing.bot_username, session.changed_ms or None, drawing.news
+    )
     # Last cards to answer are what the players must see to act; any other edit may wait.
     edit = Priority.MUST if state.phase is Phase.FINAL_CHECK else Priority.TABLE
     # A live game's table comes back below others' messages; a result stays where it is.
@@ -106,6 +111,7 @@ def _hand_slots(
             session.place_title,
             session.picked(user_id),
             app_url=drawing.app_url,
+            news=drawing.news.of(user_id) if drawing.news is not None else None,
         )
         awaited = state.phase is not Phase.FINISHED and seat == state.turn
         # Cards just picked are an answer to the person's own tap, whichever sync shows them.

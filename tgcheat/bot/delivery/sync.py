@@ -60,6 +60,7 @@ from tgcheat.store.send_budget import Priority
 from tgcheat.store.shown import Lease, LeaseLost
 from tgcheat.table.place import Place
 from tgcheat.table.session import MessageIds, Session
+from tgcheat.table.standing import GameNews
 from tgcheat.table.stats import game_record
 
 log = logging.getLogger(__name__)
@@ -211,8 +212,14 @@ class Delivery:
         """What the place should show, and what is shown as this round starts from it."""
         session = lease.session
         shown = decode_shown(lease.shown)
+        if session is not None:
+            # Counted first: the result shows what counting it brought.
+            shown = await self._counted(session, shown)
         game = session.game_id if session is not None else ""
-        wanted = self.desired(session, lines_after=shown.posted_up_to(place, game), hand_of=hand_of)
+        news = GameNews.decode(shown.news) if shown.counted == game else None
+        wanted = self.desired(
+            session, lines_after=shown.posted_up_to(place, game), hand_of=hand_of, news=news
+        )
         if not lease.shown and lease.legacy:
             shown = taken_over(lease.legacy, wanted, session)
         if lease.buried > shown.buried_seen:
@@ -224,8 +231,6 @@ class Delivery:
             shown = without_chat(shown, place)
         if reach is not None:
             shown = _reached(shown, reach)
-        if session is not None:
-            shown = await self._counted(session, shown)
         return wanted, _Round(shown, started=shown)
 
     async def _show(
@@ -304,13 +309,19 @@ class Delivery:
         await self._remember_dealt(place, done.started, done.shown)
 
     def desired(
-        self, session: Session | None, *, lines_after: int = 0, hand_of: int | None = None
+        self,
+        session: Session | None,
+        *,
+        lines_after: int = 0,
+        hand_of: int | None = None,
+        news: GameNews | None = None,
     ) -> Desired:
         """What ``session`` should be shown by (nothing, without a session); lines up to
-        ``lines_after`` are posted already; ``hand_of``: only that person's hand."""
+        ``lines_after`` are posted already; ``hand_of``: only that person's hand; ``news``:
+        what counting its finished game brought."""
         if session is None:
             return Desired()
-        drawing = Drawing(self.sender.bot.username, self.app_url)
+        drawing = Drawing(self.sender.bot.username, self.app_url, news)
         return desired(session, drawing, lines_after, hand_of)
 
     def _within_group_budget(
@@ -415,9 +426,9 @@ class Delivery:
         if game is None or game.phase is not Phase.FINISHED or shown.counted == session.game_id:
             return shown
         record = game_record(session)
-        if record is not None:
-            await self.store.stats.count(record)
-        return dataclasses.replace(shown, counted=session.game_id)
+        news = await self.store.stats.count(record) if record is not None else None
+        encoded = news.encode() if news is not None else ""
+        return dataclasses.replace(shown, counted=session.game_id, news=encoded)
 
     async def _tell_unreachable(self, place: Place, session: Session, user_ids: list[int]) -> None:
         """The group hears once a game which players the bot cannot send their cards to; the
