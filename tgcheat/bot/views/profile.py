@@ -109,8 +109,8 @@ def private_news_lines(tr: Translator, news: PersonNews | None) -> list[str]:
     lines = []
     if news.rated:
         lines.append(
-            tr._("📈 Rating: {rating} ({change})").format(
-                rating=rating_text(tr, news.after), change=signed(news.change)
+            tr._("📈 Rating: {rating} ({change}) · {tier}").format(
+                rating=news.after, change=signed(news.change), tier=tier_name(tr, news.after)
             )
         )
     for code in news.earned:
@@ -132,7 +132,8 @@ def group_news_lines(tr: Translator, state: GameState, news: GameNews | None) ->
     earned = []
     names = {player.user_id: player.name for player in state.players}
     for person in news.people:
-        known = [code for code in person.earned if code in ACHIEVEMENTS]
+        # Everyone's first game is no news to the group.
+        known = [code for code in person.earned if code in ACHIEVEMENTS and code != "g1"]
         if known and person.user_id in names:
             titles = ", ".join(achievement_name(tr, code) for code in known)
             earned.append(f"{name_html(names[person.user_id])}: {titles}")
@@ -282,8 +283,8 @@ def result_card(tr: Translator, profile: Profile) -> str | None:
     lines = [text]
     if last.rated:
         lines.append(
-            tr._("📈 Rating: {rating} ({change})").format(
-                rating=rating_text(tr, last.after), change=signed(last.change)
+            tr._("📈 Rating: {rating} ({change}) · {tier}").format(
+                rating=last.after, change=signed(last.change), tier=tier_name(tr, last.after)
             )
         )
     earned = [achievement_name(tr, code) for code in last.earned if code in ACHIEVEMENTS]
