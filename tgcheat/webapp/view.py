@@ -76,7 +76,7 @@ def profile_json(tr: Translator, profile: Profile | None, name: str) -> Json:
     """The profile page: /profile's lines as plain text, and the share button's label."""
     lines = [plain(line) for line in profile_lines(tr, profile)]
     shown_name = html.escape(profile.name if profile is not None else name)
-    title = plain(tr._("👤 <b>{name}</b>").format(name=shown_name))
+    title = plain(tr._("👤 {name}").format(name=shown_name))
     return {
         "v": 0,
         "rtl": tr.rtl,

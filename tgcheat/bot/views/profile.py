@@ -28,9 +28,9 @@ from tgcheat.table.standing import GameNews, PersonNews, Profile
 ACHIEVEMENTS: dict[str, tuple[str, str]] = {
     "g1": (N_("First game"), N_("Finish a game.")),
     "w1": (N_("First win"), N_("Win a game against people.")),
-    "pc": (N_("Classic"), N_("Win a game of the Cheat rules.")),
-    "pv": (N_("Believe it or not"), N_("Win a game of the Verju rules.")),
-    "pf": (N_("Free spirit"), N_("Win a game of the Free rules.")),
+    "pc": (N_("Classic"), N_("Win a game with the classic rules.")),
+    "pv": (N_("Believe it or not"), N_("Win a game with the Russian rules.")),
+    "pf": (N_("Free spirit"), N_("Win a game with the free-rank rules.")),
     "cw": (N_("Machine breaker"), N_("Win a game with computer players.")),
     "pk": (N_("Poker face"), N_("Five bluffs nobody caught in one game.")),
     "ee": (N_("Eagle eye"), N_("Three right Cheat! calls in a row.")),
@@ -201,7 +201,7 @@ def profile_view(
 ) -> View:
     """/profile: in private with the board setting, sharing and the Mini App's page; in a group
     only the figures."""
-    head = tr._("👤 <b>{name}</b>").format(name=name_html(profile.name if profile else name))
+    head = tr._("👤 {name}").format(name=name_html(profile.name if profile else name))
     lines = [head, *profile_lines(tr, profile)]
     if not in_private:
         return page(tr, "\n".join(lines))
@@ -258,7 +258,7 @@ def group_board_lines(
 
 def profile_card(tr: Translator, profile: Profile) -> str:
     """A profile shared into a chat (HTML)."""
-    lines = [tr._("🃏 <b>{name}</b> plays Cheat").format(name=name_html(profile.name))]
+    lines = [tr._("🃏 {name} plays Cheat").format(name=name_html(profile.name))]
     return directed(tr, "\n".join([*lines, *profile_lines(tr, profile)]))
 
 
