@@ -526,13 +526,19 @@ class Stats:
             for board in self._group_boards(group, record.ended_ms):
                 others.append(("zrem", (board, str(user_id))))
         if isinstance(self._redis, RedisCluster):
-            answers = await bounded(
-                asyncio.gather(
-                    self._done(keys=done_keys, args=done_args),
-                    *(getattr(self._redis, name)(*args) for name, args in others),
-                )
+            # The script on its own, the plain commands in a pipeline (one send to each
+            # master), at once.
+            async def plain() -> None:
+                if others:
+                    async with self._redis.pipeline() as pipe:
+                        for name, args in others:
+                            getattr(pipe, name)(*args)
+                        await pipe.execute()
+
+            answer, _ = await bounded(
+                asyncio.gather(self._done(keys=done_keys, args=done_args), plain())
             )
-            return _text(answers[0])
+            return _text(answer)
 
         def build(pipe: Any) -> None:
             pipe.evalsha(self._done.sha, len(done_keys), *done_keys, *done_args)
