@@ -1,20 +1,28 @@
 """Players' statistics in Redis: a hash per person (across groups) and a hash per chat (a
-group's table, one row per player), each counted once per finished game.
+group's table, one row per player), each counted once per finished game; with them each
+person's rating and achievements (tgcheat.table.rating, tgcheat.table.achievements), and the
+rating boards of each group and across groups (sorted sets).
 
 Exactly once, with one key per script call (so that the keys of several players need not share
 a Redis Cluster slot): every hash remembers the last few games it counted (``RECENT_GAMES``),
-and a game is counted in two steps:
+and a game is counted in three round trips:
 
-1. the chat's script: a game the chat knows as counted for everyone (field ``d``) stops here;
-   else the group's rows are added, once (field ``r``);
-2. one pipeline: each person's script (which adds a game it does not remember) and the chat's
-   mark that the game is counted for everyone.
+1. the chat's script: a game the chat knows as counted for everyone (field ``d``) stops here,
+   answering the game's news (field ``o``); else the group's rows are added, once (field
+   ``r``). In the same pipeline, each person's figures and rating are read (the new ratings
+   and the achievements are worked out from them, in Python);
+2. one pipeline of each person's script, which adds a game it does not remember: the figures,
+   the rating (applied as a change to what is stored, should another game have moved it since
+   it was read), the achievements not earned before; for a game it remembers it answers the
+   news it kept of it (``lo``);
+3. the chat's mark that the game is counted for everyone, with its news and the group's boards
+   (keys of the chat's slot), and the global boards of those who did not opt out.
 
 So a re-delivered update, two processes, or the clock showing a result whose publisher died,
 count a game once: whoever comes second finds it remembered, and one who died between the steps
 is completed by the next try. Only the chat's current game is ever counted again (the trigger is
 its finished session), and it is the newest the chat remembers: a late second try, even days
-later, stops at the first step. Two round trips a game.
+later, stops at the first step.
 
 Memory is bounded per person: one row of numbers, a name, the last games counted and the groups
 whose tables have a row of theirs (``MAX_GROUPS``, so that /forgetme can remove those rows; the
