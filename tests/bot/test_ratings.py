@@ -209,3 +209,19 @@ async def test_inline_queries_are_answered_with_cards_to_share(bot: BotHarness) 
     # Answers are no messages: nothing was sent for them.
     sent = [call for call in bot.fake.calls if call.method == "sendMessage"]
     assert not [call for call in sent if call.params.get("chat_id") == stranger.id]
+
+
+async def test_a_person_may_leave_the_global_board_before_their_first_game(
+    bot: BotHarness, redis: Redis
+) -> None:
+    bot.shell.clock = lambda: DECEMBER
+    await bot.start_private(CAROL)
+    await bot.command(CAROL, "/profile", private(CAROL))
+    assert "No games counted yet." in bot.fake.last_message(CAROL.id).seen_text
+    await bot.press(CAROL, CAROL.id, has_op(Op.GLOBAL_BOARD))
+    assert "You are not listed on the global board" in bot.fake.last_message(CAROL.id).seen_text
+    await _won_by(bot, CAROL, [ANN, BOB], "h1")
+    assert "Carol" not in [name for name, _ in await bot.store.stats.board(None, 202612)]
+    # Someone whose statistics expired (a year without a game) leaves no nameless row.
+    await redis.delete(bot.store.keys.person_stats(ANN.id))
+    assert [name for name, _ in await bot.store.stats.board(None, None)] == ["Bob"]

@@ -665,13 +665,14 @@ class Stats:
             pipe.hmget(person, ["n", "s", "k", "a", "lo", "x"])
             pipe.zrevrank(season, str(user_id))
             (name, row, skill, codes, last, hidden), rank = await bounded(pipe.execute())
-        if row is None:
+        if row is None and hidden is None:
             return None
         last_news = _last_news(user_id, _text(last)) if last else None
         place, _, players = [*_text(last).split(), "", "", "", "0/0"][3].partition("/")
         return Profile(
             name=_text(name),
-            row=_row(row),
+            # Nothing counted but their setting (they left the global board before playing).
+            row=_row(row) if row is not None else Row(),
             skill=Skill.decode(_text(skill)) if skill else None,
             achievements=ordered(tuple(_text(codes).split())),
             season_rank=None if rank is None else int(rank) + 1,
@@ -691,9 +692,12 @@ class Stats:
             if chat_id is None
             else self._keys.group_board(chat_id, season)
         )
+        # A global board outlives the hashes of people who stopped playing (a year): they are
+        # left out, so a few more are read.
+        most = size if chat_id is not None else 2 * size
         top = cast(
             list[tuple[bytes, float]],
-            await bounded(self._redis.zrevrange(key, 0, size - 1, withscores=True)),
+            await bounded(self._redis.zrevrange(key, 0, most - 1, withscores=True)),
         )
         if not top:
             return []
@@ -708,7 +712,8 @@ class Stats:
                 for user in users:
                     pipe.hget(self._keys.person_stats(int(user)), "n")
                 names = [_text(name) for name in await bounded(pipe.execute())]
-        return [(name or "?", int(score)) for name, (_, score) in zip(names, top, strict=True)]
+        ranked = [(name, int(score)) for name, (_, score) in zip(names, top, strict=True) if name]
+        return ranked[:size]
 
     async def set_hidden(self, user_id: int, hidden: bool, now_ms: int) -> None:
         """A person's setting: left off the global boards (they are taken off at once) or
