@@ -31,6 +31,7 @@ from tests.support.updates import UpdateFactory, User
 from tests.webapp.support import init_data
 from tgcheat.bot.app import CheatApplication, build_application
 from tgcheat.store.games import GROUP_MESSAGES_PER_MINUTE, GameStore
+from tgcheat.table.stats import GameRecord, Line, Outcome, Row
 from tgcheat.web import create_web_app
 
 CHROMIUM = os.environ.get("TGCHEAT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -180,5 +181,52 @@ async def test_two_players_play_and_call_cheat_in_the_mini_app(redis: Redis) -> 
             eve = await open_app(browser, app_url(base, forged))
             await eve.wait_for_function("document.body.dataset.locked === '1'")
             assert await eve.locator("#cards .card").count() == 0
+        finally:
+            await browser.close()
+
+
+async def test_the_profile_page_shares_a_prepared_card(redis: Redis) -> None:
+    """The Mini App's profile page (/profile's 👤 Open profile) shows the person's figures; its
+    📣 Share has the server prepare a card (savePreparedInlineMessage) and hands its id to
+    Telegram as shareMessage does (the web_app_send_prepared_message event)."""
+    assert async_playwright is not None
+    async with live_server(redis) as (bot, base), async_playwright() as pw:
+        lines = tuple(
+            Line(
+                user.id,
+                user.first_name,
+                Row(games=1, wins=int(place == 1), plays=3),
+                Outcome.WON if place == 1 else Outcome.LOST,
+                place,
+                ("g1",),
+            )
+            for place, user in enumerate((ANN, BOB, CLEO), start=1)
+        )
+        ended = int(time.time() * 1000)
+        await bot.store.stats.count(GameRecord(f"{GROUP}:p1", GROUP, True, False, lines, ended))
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            context = await browser.new_context(viewport=PHONE, device_scale_factor=2)
+            # Telegram's side of the events the page posts (as the app's WebView offers it).
+            await context.add_init_script(
+                "window.sent = []; window.TelegramWebviewProxy = "
+                "{ postEvent(type, data) { window.sent.push([type, data]); } };"
+            )
+            page = await context.new_page()
+            fragment = f"tgWebAppData={quote(init_data(ANN))}"
+            await page.goto(f"{base}/app?v=profile#{fragment}")
+            await page.wait_for_selector("#seats.profile li")
+            assert await page.locator("#head").inner_text() == "👤 Ann"
+            figures = await page.locator("#seats").inner_text()
+            assert "📈 Rating: " in figures and "Achievements: 1 of 27" in figures
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            await page.screenshot(path=str(ARTIFACTS / "profile.png"))
+            await page.locator("#status button").click()
+            await page.wait_for_function(
+                "window.sent.some(([type]) => type === 'web_app_send_prepared_message')"
+            )
+            sent = await page.evaluate("window.sent")
+            (shared,) = [orjson.loads(data) for kind, data in sent if kind.endswith("message")]
+            assert shared["id"] in bot.fake.prepared_messages
         finally:
             await browser.close()
