@@ -12,6 +12,7 @@ from redis.asyncio import Redis
 from tests.bot.conftest import GROUP_ID, BotHarness
 from tests.bot.play import has_op, install_game, play, seated
 from tests.bot.test_stats import ANN, BOB, CAROL, _believe, _last_cards
+from tests.bot.webhook import served
 from tests.engine.helpers import cards, state_with
 from tests.support.updates import User, private
 from tgcheat.bot.callbacks import Op
@@ -225,3 +226,17 @@ async def test_a_person_may_leave_the_global_board_before_their_first_game(
     # Someone whose statistics expired (a year without a game) leaves no nameless row.
     await redis.delete(bot.store.keys.person_stats(ANN.id))
     assert [name for name, _ in await bot.store.stats.board(None, None)] == ["Bob"]
+
+
+async def test_an_inline_query_through_the_webhook_and_one_malformed(redis: Redis) -> None:
+    """The webhook hands an inline query to the bot like any update; one whose query is not a
+    string is refused with 400 and answered nothing."""
+    async with served(redis) as web:
+        stranger = User(556, "Stranger")
+        assert await web.post(web.updates.inline_query(stranger, "profile")) == 200
+        (answer,) = web.fake.inline_answers.values()
+        assert [result["id"] for result in answer["results"]] == ["invite"]
+        malformed = web.updates.inline_query(stranger)
+        malformed["inline_query"]["query"] = 5
+        assert await web.post(malformed) == 400
+        assert len(web.fake.inline_answers) == 1
