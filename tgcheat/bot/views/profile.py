@@ -5,6 +5,7 @@ achievements earned, in private; the achievements and a season's turn, briefly, 
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterable
 
 from babel.dates import format_date
 
@@ -88,6 +89,11 @@ def season_name(tr: Translator, season: int) -> str:
     return format_date(datetime.date(year, month, 1), "LLLL y", locale=locale)
 
 
+def listed(tr: Translator, items: Iterable[str]) -> str:
+    """Items one after the other, with the language's own comma (Arabic writes "،")."""
+    return tr.pgettext("list separator", ", ").join(items)
+
+
 def signed(change: int) -> str:
     """A rating's change as people write it: "+14", "−3", "±0"."""
     if change > 0:
@@ -135,7 +141,7 @@ def group_news_lines(tr: Translator, state: GameState, news: GameNews | None) ->
         # Everyone's first game is no news to the group.
         known = [code for code in person.earned if code in ACHIEVEMENTS and code != "g1"]
         if known and person.user_id in names:
-            titles = ", ".join(achievement_name(tr, code) for code in known)
+            titles = listed(tr, (achievement_name(tr, code) for code in known))
             earned.append(f"{name_html(names[person.user_id])}: {titles}")
     if earned:
         lines.append("🏅 " + " · ".join(earned))
@@ -186,7 +192,7 @@ def profile_lines(tr: Translator, profile: Profile | None) -> list[str]:
         )
     )
     if profile.achievements:
-        lines.append(", ".join(achievement_name(tr, code) for code in profile.achievements))
+        lines.append(listed(tr, (achievement_name(tr, code) for code in profile.achievements)))
     return lines
 
 
@@ -289,5 +295,5 @@ def result_card(tr: Translator, profile: Profile) -> str | None:
         )
     earned = [achievement_name(tr, code) for code in last.earned if code in ACHIEVEMENTS]
     if earned:
-        lines.append("🏅 " + ", ".join(earned))
+        lines.append("🏅 " + listed(tr, earned))
     return directed(tr, "\n".join(lines))
