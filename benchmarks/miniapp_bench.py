@@ -1,10 +1,12 @@
-"""The Mini App's benchmarks: Bot API requests per play (keyboard path against the Mini App's),
-and 200 open Mini Apps on one web process receiving every change (delivery delay, memory).
+"""The Mini App's benchmarks: Bot API requests per play when every player plays in the Mini
+App (their pages reported visible, as an open page does) against the same plays with the pages
+not visible (the chat shows every hand and turn, the baseline); and 200 open Mini Apps on one
+web process receiving every change (delivery delay, memory).
 
-    python benchmarks/miniapp_bench.py [--plays 30] [--clients 200]
+    python benchmarks/miniapp_bench.py [--plays 30] [--clients 200] [--pace 1.0]
 
 It starts a throwaway Redis, runs the web app (`tgcheat serve`'s) on a local port with the
-Bot API stand-in of the tests, and prints the figures the README quotes."""
+Bot API stand-in of the tests, and prints the figures docs/benchmarks.md quotes."""
 
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from tests.webapp.support import auth, init_data
 from tests.webapp.test_browser import live_server
 from tgcheat.bot.callbacks import Op
 from tgcheat.redis_connection import CLIENT_OPTIONS
+from tgcheat.store.watching import REPORT_EVERY_MS
 
 #: The web process's memory budget: a small PaaS instance (Heroku's Basic/Standard-1X dyno, a
 #: 512 MB Render or Fly machine).
@@ -73,12 +76,58 @@ async def app_play(bot: Any, chat: int, request: str) -> None:
     assert response.status_code == 200, response.text
 
 
-async def mini_app_plays(bot: Any, chat: int, plays: int) -> collections.Counter[str]:
+async def report_seen(bot: Any, chat: int, user: User, visible: bool) -> None:
+    """What an open page says of itself (tgcheat.store.watching)."""
+    response = await bot.client.post(
+        "/app/api/seen", json={"place": str(chat), "visible": visible},
+        headers=auth(init_data(user)),
+    )  # fmt: skip
+    assert response.status_code == 204, response.text
+
+
+async def app_cheat(bot: Any, chat: int, request: str) -> None:
+    """The player on turn calls Cheat! on the last claim."""
+    state = await bot.game(chat)
+    user = by_id(state.players[state.turn].user_id)
+    session, _ = await bot.store.load(chat)
+    body = {
+        "place": str(chat), "game": session.game_id, "op": "cheat",
+        "claim": state.open_claims[-1].number, "request": request,
+    }  # fmt: skip
+    response = await bot.client.post("/app/api/act", json=body, headers=auth(init_data(user)))
+    assert response.status_code == 200, response.text
+
+
+async def mini_app_plays(
+    bot: Any,
+    chat: int,
+    plays: int,
+    *,
+    visible: bool,
+    pace_s: float = 0.0,
+    cheat_every: int = 0,
+) -> collections.Counter[str]:
+    """``plays`` plays through the Mini App's API, one every ``pace_s``; ``visible``: every
+    player's page reports itself visible, as often as a page does; ``cheat_every``: after
+    every so many plays, the next player calls Cheat! (0: never)."""
     await bot.open_game(chat, PLAYERS)
+    reported = -1e9
     before = len(bot.fake.calls)
     for number in range(plays):
+        if visible and time.monotonic() - reported > REPORT_EVERY_MS / 1000:
+            reported = time.monotonic()
+            for user in PLAYERS:
+                await report_seen(bot, chat, user, True)
         await app_play(bot, chat, f"bench-{chat}-{number:06d}")
-    return collections.Counter(c.method for c in bot.fake.calls[before:])
+        if cheat_every and (number + 1) % cheat_every == 0:
+            await app_cheat(bot, chat, f"cheat-{chat}-{number:06d}")
+        await asyncio.sleep(pace_s)
+    counted = collections.Counter(c.method for c in bot.fake.calls[before:])
+    if visible:
+        # The pages close (the chats take over now, not in a later run's count).
+        for user in PLAYERS:
+            await report_seen(bot, chat, user, False)
+    return counted
 
 
 def rss_mb() -> float:
@@ -158,12 +207,24 @@ async def listeners(bot: Any, base: str, chat: int, clients: int, plays: int) ->
     }
 
 
-async def main(plays: int, clients: int) -> None:
+async def main(plays: int, clients: int, pace_s: float, cheat_every: int) -> None:
     with throwaway_redis_server() as url:
         redis = Redis.from_url(url, **CLIENT_OPTIONS)
         async with live_server(redis, per_minute=1_000_000) as (bot, base):
-            app = await mini_app_plays(bot, -100902, plays)
-            for name, calls in (("Mini App", app),):
+            hidden = await mini_app_plays(bot, -100901, plays, visible=False)
+            shown = await mini_app_plays(bot, -100902, plays, visible=True, pace_s=pace_s)
+            runs = [
+                ("Mini App, pages not visible (the chat shows hands and turns)", hidden),
+                (f"Mini App, every player's page visible, a play every {pace_s:g} s", shown),
+            ]
+            if cheat_every:
+                calls = await mini_app_plays(
+                    bot, -100904, plays, visible=True, pace_s=pace_s, cheat_every=cheat_every
+                )
+                runs.append(
+                    (f"... the same with Cheat! called after every {cheat_every} plays", calls)
+                )
+            for name, calls in runs:
                 total = sum(calls.values())
                 detail = ", ".join(f"{m} {n / plays:.2f}" for m, n in sorted(calls.items()))
                 print(f"{name}: {total / plays:.2f} Bot API requests per play ({detail})")
@@ -183,7 +244,11 @@ if __name__ == "__main__":
         asyncio.run(listen_all(sys.argv[2], int(sys.argv[3]), int(sys.argv[4])))
         sys.exit()
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--plays", type=int, default=15)
+    parser.add_argument("--plays", type=int, default=20)
     parser.add_argument("--clients", type=int, default=200)
+    parser.add_argument("--pace", type=float, default=1.0, help="seconds between plays")
+    parser.add_argument(
+        "--cheat-every", type=int, default=4, help="Cheat! called after every N plays (0: never)"
+    )
     args = parser.parse_args()
-    asyncio.run(main(args.plays, args.clients))
+    asyncio.run(main(args.plays, args.clients, args.pace, args.cheat_every))

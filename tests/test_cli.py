@@ -562,6 +562,65 @@ def test_serve_with_the_real_bot(tmp_path: Path, api: FakeBotApi, redis_url: str
     assert status == 0, log(tmp_path)
 
 
+@needs_bot_app
+def test_serve_answers_metrics_behind_the_token_and_on_its_own_port_and_logs_json(
+    tmp_path: Path, api: FakeBotApi, redis_url: str
+) -> None:
+    port, metrics_port = free_port(), free_port()
+    token = "metrics_token-of-the-cli-test"
+    settings = {
+        **webhook_settings(port, api),
+        "REDIS_URL": redis_url,
+        "METRICS_TOKEN": token,
+        "METRICS_PORT": str(metrics_port),
+        "LOG_FORMAT": "json",
+    }
+    process = start(tmp_path, "serve", fake_bot=False, **settings)
+    try:
+        wait_until_healthy(process, port, tmp_path)
+        metrics = f"http://127.0.0.1:{port}/metrics"
+        assert httpx.get(metrics, timeout=10).status_code == 401
+        answer = httpx.get(metrics, headers={"Authorization": f"Bearer {token}"}, timeout=10)
+        assert answer.status_code == 200 and "tgcheat_updates_total" in answer.text
+        own = f"http://127.0.0.1:{metrics_port}/metrics"
+        assert httpx.get(own, timeout=10).status_code == 401
+        answer = httpx.get(own, headers={"Authorization": f"Bearer {token}"}, timeout=10)
+        assert answer.status_code == 200 and "tgcheat_places_in_progress" in answer.text
+    finally:
+        status = stop(process, signal.SIGTERM, tmp_path)
+    assert status == 0, log(tmp_path)
+    entries = [json.loads(line) for line in log(tmp_path).splitlines() if line.strip()]
+    assert any(e["message"].startswith("Serving on") for e in entries)
+    assert all({"time", "level", "logger", "message"} <= set(e) for e in entries)
+
+
+@needs_bot_app
+def test_poll_serves_metrics_on_its_port_only_when_asked(
+    tmp_path: Path, api: FakeBotApi, redis_url: str
+) -> None:
+    metrics_port = free_port()
+    settings = {
+        "TELEGRAM_BOT_TOKEN": TOKEN,
+        "TELEGRAM_API_BASE_URL": api.base_url,
+        "METRICS_PORT": str(metrics_port),
+    }
+    process = start(tmp_path, "poll", fake_bot=False, REDIS_URL=redis_url, **settings)
+    try:
+        deadline = time.monotonic() + TIMEOUT_S
+        while True:
+            try:
+                answer = httpx.get(f"http://127.0.0.1:{metrics_port}/metrics", timeout=1)
+                break
+            except httpx.TransportError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"no metrics port:\n{log(tmp_path)}")
+                time.sleep(0.1)
+        assert answer.status_code == 200 and "tgcheat_bot_api_requests_total" in answer.text
+    finally:
+        status = stop(process, signal.SIGINT, tmp_path)
+    assert status == 0, log(tmp_path)
+
+
 def test_poll_removes_the_webhook_polls_and_stops_on_ctrl_c(
     tmp_path: Path, api: FakeBotApi, redis_url: str
 ) -> None:

@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from tgcheat.config import DEFAULT_REDIS_PREFIX, Config, ConfigError, redact_url
+from tgcheat.config import (
+    DEFAULT_REDIS_PREFIX,
+    Config,
+    ConfigError,
+    log_format_from_env,
+    redact_url,
+)
 from tgcheat.store.games import KEY_PREFIX
 
 TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
@@ -298,3 +304,36 @@ def test_a_send_budget_that_is_no_rate_is_refused(rate: str) -> None:
     env = {"TELEGRAM_BOT_TOKEN": TOKEN, "TGCHEAT_SEND_RATE": rate}
     with pytest.raises(ConfigError, match="TGCHEAT_SEND_RATE"):
         Config.from_env(env, need_webhook=False)
+
+
+# --- metrics and logs ---------------------------------------------------------------------
+
+
+def test_metrics_are_off_unless_asked() -> None:
+    config = parse()
+    assert config.metrics_token is None and config.metrics_port is None
+
+
+def test_metrics_settings() -> None:
+    token = "m" * 16
+    config = parse(METRICS_TOKEN=token, METRICS_PORT="9100")
+    assert config.metrics_token == token and config.metrics_port == 9100
+    assert token not in repr(config)
+
+
+@pytest.mark.parametrize("token", ["short", "with space-and-more-than-16", "é" * 20])
+def test_bad_metrics_token_is_named_but_not_echoed(token: str) -> None:
+    message = error_of(METRICS_TOKEN=token)
+    assert "METRICS_TOKEN" in message and token not in message
+
+
+@pytest.mark.parametrize("port", ["0", "70000", "x", "8080"])
+def test_bad_metrics_port(port: str) -> None:
+    assert "METRICS_PORT" in error_of(METRICS_PORT=port, PORT="8080")
+
+
+def test_log_format() -> None:
+    assert log_format_from_env({}) == "text"
+    assert log_format_from_env({"LOG_FORMAT": "JSON"}) == "json"
+    with pytest.raises(ConfigError, match="LOG_FORMAT"):
+        log_format_from_env({"LOG_FORMAT": "xml"})

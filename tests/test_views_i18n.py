@@ -61,7 +61,7 @@ LANGUAGES = [lang for lang in available_languages() if lang != "en"]
 #: Words a language writes like English, by nature (loanwords, the same noun).
 IDENTICAL: dict[str, set[str]] = {
     "fr": {"Jokers", "jokers", "Match", "Bluffs", "Marathon", "Champion", "Bronze"},
-    "nl": {"Jokers", "jokers", "Bluffs", "Comeback", "Marathon"},
+    "nl": {"Jokers", "jokers", "Bluffs", "Start", "Comeback", "Marathon"},
     "de": {"Bluffs", "Comeback", "Marathon", "Paranoid", "Veteran", "Champion", "Gold", "Bronze"},
     "es": {"normal"},
     "id": {"Paranoid", "Veteran", "Platinum"},
@@ -392,6 +392,11 @@ def rendered(tr: Translator) -> Iterator[Shown]:
     yield _view("hand, voter", views.hand_view(tr, session(), voting, 1, TITLE))
     for passed in passed_events():
         yield f"passed {passed}", views.passed_view(tr, no_sevens_game(Rules()), passed), ()
+    unreachable = no_sevens_game(Rules())
+    yield _view(
+        "players unreachable",
+        views.unreachable_view(tr, unreachable, [p.user_id for p in unreachable.players[:2]]),
+    )
 
     final = final_check()
     yield _view("table, final check", views.table_view(tr, session(), final, BOT))
@@ -536,6 +541,7 @@ COVERED = {
     "table_view",
     "reveal_view",
     "passed_view",
+    "unreachable_view",
     "scoreboard_lines",
     "next_game_markup",
     "result_lines",

@@ -27,6 +27,7 @@ from telegram.ext import (
 from telegram.request import BaseRequest, RequestData
 
 from tgcheat.config import Config
+from tgcheat.logs import JsonFormatter
 from tgcheat.web import MAX_FAILED_DELIVERIES, SECRET_HEADER, create_web_app
 
 TOKEN = "123:abc"
@@ -180,6 +181,26 @@ async def test_handler_raising_is_500_so_telegram_retries(bot: Bot) -> None:
     # The next update is processed as usual.
     assert (await post(bot, message_update(update_id=6))).status_code == 200
     assert [u.update_id for u in bot.seen] == [6]
+
+
+async def test_a_failed_update_is_one_log_record_with_its_cause_chat_and_id(
+    bot: Bot, caplog: pytest.LogCaptureFixture
+) -> None:
+    """What a log platform reads (LOG_FORMAT=json): one JSON object on one line, its fields
+    the update's id, its chat and the cause, the traceback inside the same line."""
+    with caplog.at_level(logging.ERROR, logger="tgcheat.web"):
+        assert (await post(bot, message_update(update_id=41, text="boom"))).status_code == 500
+    [failed] = [r for r in caplog.records if "Update 41" in r.getMessage()]
+    assert failed.getMessage() == (
+        "Update 41 in chat -1001 failed: RuntimeError: the handler failed"
+    )
+    line = JsonFormatter().format(failed)
+    assert "\n" not in line
+    entry = json.loads(line)
+    assert entry["level"] == "ERROR" and entry["logger"] == "tgcheat.web"
+    assert entry["update_id"] == 41 and entry["chat_id"] == -1001
+    assert entry["cause"] == "RuntimeError: the handler failed"
+    assert "Traceback" in entry["exception"] and "the handler failed" in entry["exception"]
 
 
 async def test_an_update_that_fails_on_every_delivery_is_answered_200_in_the_end(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib
 import logging
 import re
@@ -26,8 +27,10 @@ from telegram.ext import Application, Updater
 from telegram.request import BaseRequest
 
 from tgcheat import simulate
-from tgcheat.config import Config, ConfigError
+from tgcheat.config import Config, ConfigError, log_format_from_env
 from tgcheat.i18n import translator
+from tgcheat.logs import configure as configure_logging
+from tgcheat.metrics_http import MetricsEndpoint, MetricsPortError, metrics_port
 from tgcheat.redis_connection import RedisStartError, open_redis
 from tgcheat.store.keys import Keys
 from tgcheat.store.migration import migrate_keys
@@ -111,7 +114,8 @@ async def _serve(config: Config) -> int:
                 )
             )
             _LOGGER.info("Serving on 0.0.0.0:%d", config.port)
-            await server.serve(sockets=[listener])
+            async with _metrics_port(config, redis_client):
+                await server.serve(sockets=[listener])
             if not server.started:
                 raise StartupError("the web server did not start; see the log above")
         finally:
@@ -120,6 +124,16 @@ async def _serve(config: Config) -> int:
         listener.close()
     _LOGGER.info("Stopped")
     return EXIT_OK
+
+
+def _metrics_port(
+    config: Config, redis_client: redis.asyncio.Redis
+) -> contextlib.AbstractAsyncContextManager[None]:
+    """/metrics on METRICS_PORT while the block runs, when it is set."""
+    if config.metrics_port is None:
+        return contextlib.nullcontext()
+    endpoint = MetricsEndpoint(redis_client, Keys(config.redis_prefix), config.metrics_token)
+    return metrics_port(endpoint, config.metrics_port)
 
 
 def _listen(port: int) -> socket.socket:
@@ -230,7 +244,8 @@ async def _poll(config: Config) -> int:
                 await application.start()
                 await updater.start_polling(allowed_updates=bot_module.ALLOWED_UPDATES)
                 _LOGGER.info("Polling as @%s; press Ctrl+C to stop", bot.username)
-                await _wait_for_stop_signal()
+                async with _metrics_port(config, redis_client):
+                    await _wait_for_stop_signal()
                 _LOGGER.info("Stopping")
             finally:
                 if updater.running:
@@ -269,7 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tgcheat",
         description="A Telegram bot that runs the bluffing card game Cheat in group chats. "
-        "Settings come from the environment (see README.md).",
+        "Settings come from the environment (see docs/operating.md).",
     )
     parser.add_argument(
         "--log-level",
@@ -299,7 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
         "migrate-keys",
         _run_migrate_keys,
         "move the games an older version stored to today's key names (once, with every bot "
-        "process stopped; see README: Upgrading)",
+        "process stopped; see docs/operating.md: Upgrading)",
     )
     simulate.add_parser(commands)
     return parser
@@ -307,11 +322,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    _configure_logging(args.log_level)
+    try:
+        configure_logging(args.log_level, log_format_from_env())
+    except ConfigError as exc:
+        return _fail(str(exc), EXIT_STARTUP)
     run = cast(Command, args.run)
     try:
         return run(args)
-    except (ConfigError, RedisStartError, StartupError) as exc:
+    except (ConfigError, RedisStartError, StartupError, MetricsPortError) as exc:
         return _fail(str(exc), EXIT_STARTUP)
     except telegram.error.InvalidToken:
         return _fail(
@@ -334,17 +352,6 @@ def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     # Some of python-telegram-bot's messages quote the token.
     return _TOKEN_IN_TEXT.sub("***", text)
-
-
-def _configure_logging(level: str) -> None:
-    logging.basicConfig(
-        level=level,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
-    # httpx logs every request at INFO with its URL, and a Bot API URL contains the token.
-    logging.getLogger("httpx").setLevel(max(logging.WARNING, logging.getLevelName(level)))
-    logging.getLogger("httpcore").setLevel(logging.WARNING)
 
 
 if __name__ == "__main__":

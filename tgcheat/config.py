@@ -23,8 +23,10 @@ __all__ = [
     "DEFAULT_SEND_RATE",
     "DEFAULT_WEBHOOK_PATH",
     "HEALTH_PATH",
+    "METRICS_PATH",
     "Config",
     "ConfigError",
+    "log_format_from_env",
     "redact_url",
 ]
 
@@ -40,6 +42,8 @@ DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 DEFAULT_BASE_FILE_URL = "https://api.telegram.org/file/bot"
 # The web server answers the platform's health check here; the webhook must not take it.
 HEALTH_PATH = "/healthz"
+# Prometheus scrapes here (behind METRICS_TOKEN on PORT, or on METRICS_PORT).
+METRICS_PATH = "/metrics"
 
 # A token as @BotFather hands it out: the bot's numeric id, a colon, then the secret part.
 _TOKEN_RE = re.compile(r"[0-9]+:[A-Za-z0-9_-]+")
@@ -55,6 +59,7 @@ _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
 # A key prefix that reads as one in every tool (no spaces, no glob characters for SCAN MATCH).
 _REDIS_PREFIX_RE = re.compile(r"[A-Za-z0-9_:-]{1,32}")
+_METRICS_TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{16,256}")
 
 
 class ConfigError(Exception):
@@ -96,6 +101,12 @@ class Config:
     """TGCHEAT_SEND_RATE: the bot's budget of messages a second across all chats, shared by
     its processes (sends, edits and deletions; 30 by default, Telegram's limit; 0: none but
     Telegram's own 429s)."""
+    metrics_token: str | None = None
+    """METRICS_TOKEN: `GET /metrics` on the web server answers a request that carries it
+    (``Authorization: Bearer <token>``); None: no /metrics on PORT."""
+    metrics_port: int | None = None
+    """METRICS_PORT: a port of its own for `GET /metrics` (serve and poll), for a private
+    network; None: none."""
 
     @property
     def webhook_path(self) -> str:
@@ -140,7 +151,9 @@ class Config:
             f"webhook_secret={'***' if self.webhook_secret else None!r}, port={self.port!r}, "
             f"telegram_api_base_url={self.telegram_api_base_url!r}, "
             f"data_dir={self.data_dir!r}, redis_prefix={self.redis_prefix!r}, "
-            f"redis_cluster={self.redis_cluster!r}, send_rate={self.send_rate!r})"
+            f"redis_cluster={self.redis_cluster!r}, send_rate={self.send_rate!r}, "
+            f"metrics_token={'***' if self.metrics_token else None!r}, "
+            f"metrics_port={self.metrics_port!r})"
         )
 
     @classmethod
@@ -170,6 +183,8 @@ class Config:
         data_dir = _parse_data_dir(get("TGCHEAT_DATA_DIR"))
         redis_prefix = _parse_redis_prefix(get("TGCHEAT_REDIS_PREFIX"))
         send_rate = _parse_send_rate(get("TGCHEAT_SEND_RATE"))
+        metrics_token = _parse_metrics_token(get("METRICS_TOKEN"))
+        metrics_port = _parse_metrics_port(get("METRICS_PORT"), port)
         return cls(
             telegram_bot_token=token,
             redis_url=redis_url,
@@ -181,7 +196,40 @@ class Config:
             data_dir=data_dir,
             redis_prefix=redis_prefix,
             send_rate=send_rate,
+            metrics_token=metrics_token,
+            metrics_port=metrics_port,
         )
+
+
+def log_format_from_env(env: Mapping[str, str] = os.environ) -> str:
+    """LOG_FORMAT: ``text`` (the default, for a person) or ``json`` (a line a record, for a
+    log platform)."""
+    value = (env.get("LOG_FORMAT") or "").strip().lower() or "text"
+    if value not in ("text", "json"):
+        raise ConfigError(f"LOG_FORMAT must be text or json, got {value!r}")
+    return value
+
+
+def _parse_metrics_token(value: str | None) -> str | None:
+    if value is None:
+        return None
+    if not _METRICS_TOKEN_RE.fullmatch(value):
+        # The value is a secret: never echo it.
+        raise ConfigError(
+            "METRICS_TOKEN must be 16-256 characters of A-Z a-z 0-9 _ - (make one with "
+            "python3 -c 'import secrets; print(secrets.token_urlsafe(32))')"
+        )
+    return value
+
+
+def _parse_metrics_port(value: str | None, port: int) -> int | None:
+    if value is None:
+        return None
+    if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= 65535:
+        raise ConfigError(f"METRICS_PORT must be a whole number from 1 to 65535, got {value!r}")
+    if int(value) == port:
+        raise ConfigError(f"METRICS_PORT must differ from PORT ({port}): it is a port of its own")
+    return int(value)
 
 
 def _parse_send_rate(value: str | None) -> float:

@@ -126,7 +126,7 @@ async def open_redis(
         await close()
         raise RedisStartError(
             "Redis holds games under the key names of an older version: stop every process "
-            "of it, run `tgcheat migrate-keys` once, then start (README: Upgrading)"
+            "of it, run `tgcheat migrate-keys` once, then start (docs/operating.md: Upgrading)"
         )
     return client, close
 

@@ -11,6 +11,7 @@ tgcheat's handlers (`tgcheat.bot.taps`), and its answer (answerCallbackQuery) ri
 response (`tgcheat.bot.sender.webhook_reply`); every other update goes through
 python-telegram-bot.
 GET /healthz: 200 when Redis answers a PING, else 503.
+GET /metrics: Prometheus's figures, with METRICS_TOKEN only (tgcheat.metrics_http).
 /app: the Mini App, its page and API (tgcheat.webapp.api).
 """
 
@@ -42,7 +43,11 @@ from tgcheat.bot.handlers import Routes
 from tgcheat.bot.sender import webhook_reply
 from tgcheat.bot.taps import Tap, tap_from_json
 from tgcheat.config import HEALTH_PATH, Config
+from tgcheat.logs import update_failed
+from tgcheat.metrics import BOT_API_REQUESTS
+from tgcheat.metrics_http import MetricsEndpoint
 from tgcheat.store.deliveries import FailedDeliveries
+from tgcheat.store.keys import Keys
 from tgcheat.webapp.api import MiniApp
 from tgcheat.webapp.bodies import BODY_TIMEOUT_S, BodyRefused, read_body
 
@@ -127,7 +132,13 @@ def create_web_app(
     if bot_routes is not None:
         mini_app = MiniApp(bot_routes, redis_client, config.telegram_bot_token)
         routes += mini_app.routes_list()
+    # Prometheus's scrape, behind its token (tgcheat.metrics_http).
+    metrics = None
+    if config.metrics_token is not None:
+        metrics = MetricsEndpoint(redis_client, Keys(config.redis_prefix), config.metrics_token)
+        routes.append(metrics.route())
     web = Starlette(routes=routes, lifespan=lifespan)
+    web.state.metrics = metrics
     web.state.mini_app = mini_app
     web.state.webhook = webhook
     return web
@@ -172,8 +183,11 @@ async def receive_update(request: Request) -> Response:
         return PlainTextResponse(f"bad request: {problem}", status_code=400)
     if webhook.handle_tap is not None and (tap := tap_from_json(data)) is not None:
         with webhook_reply() as reply:
-            response = await _handle(webhook.handle_tap(tap), tap.update_id, webhook.failures)
+            response = await _handle(
+                webhook.handle_tap(tap), tap.update_id, tap.chat_id, webhook.failures
+            )
         if reply.call is not None and response.status_code == 200:
+            BOT_API_REQUESTS.labels(str(reply.call["method"]), "webhook_reply").inc()
             return Response(orjson.dumps(reply.call), media_type="application/json")
         return response
     _drop_what_handlers_never_read(data)
@@ -183,11 +197,17 @@ async def receive_update(request: Request) -> Response:
     except Exception:
         _LOGGER.warning("Webhook call with a body that is not an update", exc_info=True)
         return PlainTextResponse("bad request: not an update", status_code=400)
-    return await _handle(application.process_update(update), update.update_id, webhook.failures)
+    chat = update.effective_chat
+    return await _handle(
+        application.process_update(update),
+        update.update_id,
+        chat.id if chat is not None else None,
+        webhook.failures,
+    )
 
 
 async def _handle(
-    processing: Awaitable[None], update_id: int, failures: FailedDeliveries
+    processing: Awaitable[None], update_id: int, chat_id: int | None, failures: FailedDeliveries
 ) -> Response:
     """200 once the update is handled; 500 if it failed, so that Telegram delivers it again,
     unless it has failed too often already."""
@@ -196,7 +216,7 @@ async def _handle(
     try:
         await processing
     except Exception as error:
-        _LOGGER.exception("Processing update %s failed", update_id)
+        update_failed(_LOGGER, update_id, chat_id, error)
         return await _failed(update_id, error, failures)
     finally:
         _REQUEST_ERRORS.reset(token)
@@ -333,8 +353,12 @@ def _drop_what_handlers_never_read(data: dict[str, Any]) -> None:
 async def _report_error_to_request(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     errors = _REQUEST_ERRORS.get()
     error = context.error
-    update_id = update.update_id if isinstance(update, telegram.Update) else None
-    _LOGGER.error("Handling update %s failed", update_id, exc_info=error)
+    update_id = chat_id = None
+    if isinstance(update, telegram.Update):
+        update_id = update.update_id
+        chat = update.effective_chat
+        chat_id = chat.id if chat is not None else None
+    update_failed(_LOGGER, update_id, chat_id, error)
     if errors is not None and error is not None:
         errors.append(error)
 

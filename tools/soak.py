@@ -269,6 +269,58 @@ class WallClock:
 CLOCK = WallClock()
 
 
+class ClockGate:
+    """The games share one clock: letting one game's turn run out moves it for all of them.
+    So that no other game sees its own turn run out in the middle of a move (the driver
+    predicts each move's outcome), the clock moves only while no other game is making one,
+    and the turns it passed are run out before any move goes on."""
+
+    def __init__(self) -> None:
+        self.changed = asyncio.Condition()
+        self.moving = 0
+        self.reaching = False
+        self.chats: set[int] = set()
+
+    @contextlib.asynccontextmanager
+    async def move(self) -> AsyncIterator[None]:
+        async with self.changed:
+            await self.changed.wait_for(lambda: not self.reaching)
+            self.moving += 1
+        try:
+            yield
+        finally:
+            async with self.changed:
+                self.moving -= 1
+                self.changed.notify_all()
+
+    async def reach(self, ms: int, chat_id: int, process: Process) -> None:
+        """From within a move of ``chat_id``'s: the clock at ``ms``, every other game's turn
+        that passed run out by ``process``'s clock."""
+        async with self.changed:
+            self.moving -= 1
+            self.changed.notify_all()
+            await self.changed.wait_for(lambda: not self.reaching)
+            self.reaching = True
+            await self.changed.wait_for(lambda: self.moving == 0)
+        try:
+            CLOCK.reach(ms)
+            for chat in sorted(self.chats - {chat_id}):
+                await self._run_out(chat, process)
+        finally:
+            async with self.changed:
+                self.reaching = False
+                self.moving += 1
+                self.changed.notify_all()
+
+    @staticmethod
+    async def _run_out(chat_id: int, process: Process) -> None:
+        with contextlib.suppress(Exception):
+            await retry_redis(lambda: process.fire(chat_id, CLOCK()))
+
+
+GATE = ClockGate()
+
+
 # --- Redis, stopped and started at will ---------------------------------------------------------
 
 
@@ -486,6 +538,7 @@ class GameDriver:
         self.rng = random.Random(f"{seed}:{number}")
         self.stop_at = stop_at
         self.chat_id = -100_200_000_000 - number
+        GATE.chats.add(self.chat_id)
         self.preset = self.rng.choice(PRESETS)
         count = self.rng.randint(3, 6)
         self.users = [User(100_000 + number * 10 + i, f"P{number}.{i}") for i in range(count)]
@@ -622,6 +675,10 @@ class GameDriver:
                 self.stale_since = None
 
     async def move(self, session: Session, state: GameState, version: int) -> bool:
+        async with GATE.move():
+            return await self._move(session, state, version)
+
+    async def _move(self, session: Session, state: GameState, version: int) -> bool:
         # The bots run the clock (a Cheat! call's grace period, the turn's timer): the players
         # only tap.
         action = next_action(state, self.rng, CLOCK(), self.asked, clock=False)
@@ -645,7 +702,7 @@ class GameDriver:
         if timing_out:
             # Too slow: the clock plays for them (fired by one process, as its clock would).
             self.stats.faults["timeout"] += 1
-            CLOCK.reach(deadline)
+            await GATE.reach(deadline, self.chat_id, there)
             predictions = [self.predict("timeout", state, clock_action(state, deadline))]
             await self.fire(there, deadline)
         elif isinstance(action, Play):
@@ -654,7 +711,7 @@ class GameDriver:
             race = bool(deadline) and self.rng.random() < rates.clock_race and told
             if race:
                 self.stats.faults["clock_race"] += 1
-                CLOCK.reach(deadline)
+                await GATE.reach(deadline, self.chat_id, there)
                 predictions.append(self.predict("timeout", state, clock_action(state, deadline)))
             if not await self.play_cards(state, action, here, there if race else None, deadline):
                 return False
@@ -942,7 +999,15 @@ class GameDriver:
     ) -> bool:
         user = self.user_at(state, play.seat)
         fresh = lambda p: drawn_at(p) == state.plays  # noqa: E731
-        if self.find(user.id, lambda p: fresh(p) and p.op is Op.PICK) is None:
+        unpicked = lambda p: fresh(p) and p.op is Op.PICK and not selection_of(p)  # noqa: E731
+        if self.find(user.id, unpicked) is not None:
+            pass
+        elif self.find(user.id, lambda p: fresh(p) and p.op is Op.CLEAR) is not None:
+            # Cards picked before (a pick shown too late to be counted on): start over, as a
+            # person who changed their mind does.
+            self.stats.shown["selection_cleared"] += 1
+            await self.tap(user, user.id, lambda p: fresh(p) and p.op is Op.CLEAR)
+        else:
             self.stats.shown["stale_hand"] += 1
             await self.my_cards(user)
         picked: Counter[Rank] = Counter()

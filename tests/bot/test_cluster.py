@@ -68,7 +68,7 @@ async def _failover_drill(cluster: RedisCluster) -> None:
             await _open_game(bot)
             before = await bot.store.read(GROUP_ID)
             # The master holding the game; WAIT until its replica has every write (a master
-            # that stops before replicating loses what it acknowledged: see the README).
+            # that stops before replicating loses what it acknowledged: see docs/operating.md).
             slot = key_slot(bot.store.keys.session(GROUP_ID).encode())
             lost = cluster.master_of_slot(slot)
             with lost.client() as node:

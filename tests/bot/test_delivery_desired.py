@@ -130,3 +130,35 @@ def test_desired_is_drawn_from_the_session_alone() -> None:
         if isinstance(request.role, OfLine)
     }
     assert {role.seq for role in roles} == {seq for seq, _ in told.lines}
+
+
+def test_a_player_watching_in_the_mini_app_gets_no_hand_request_until_the_report_runs_out() -> (
+    None
+):
+    """The hand of a player whose Mini App is visible is held: neither edited nor posted anew
+    (their turn), nor retired; the place is looked at again when the report runs out, and
+    then the turn's message goes out as it would have."""
+    states = games(3)
+    first, _, _ = states[0]
+    telegram = ModelTelegram()
+    shown = telegram.sync(desired(first, DRAWING), Shown(), first.place, group_tokens=100)
+    assert first.game is not None
+    watcher = first.game.players[0].user_id
+    later = next(s for s, _, _ in states[1:] if s.game and s.game.turn == 0 and s.game.plays)
+    held = desired(later, DRAWING, watching={watcher: 99_000})
+    assert hand_slot(watcher) in held.held and held.again_ms == 99_000
+    steps = plan(held, shown)
+    chats = {request.chat for step in steps for request in step.requests}
+    assert watcher not in chats, "a watching player's private chat got a request"
+    assert all(
+        getattr(request, "message_id", None) != shown.slots[hand_slot(watcher)].message_id
+        for step in steps
+        for request in step.requests
+    )
+    # Once the page is hidden (no report), the turn is announced anew in the private chat.
+    released = plan(desired(later, DRAWING), shown)
+    assert any(
+        request.chat == watcher and type(request).__name__ == "Send"
+        for step in released
+        for request in step.requests
+    )

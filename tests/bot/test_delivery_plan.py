@@ -26,6 +26,7 @@ from tgcheat.bot.delivery.plan import (
     WantedLine,
     WantedSlot,
     buried,
+    confirmed,
     digest,
     plan,
 )
@@ -115,9 +116,12 @@ class Game:
                 f"hand:{user}",
                 user,
                 str(self.hand_epochs[user]),
-                live(f"hand {user} {self.hand_epochs[user]}.{self.hand_versions[user]}"),
+                # A hand's buttons act on the game at even epochs only (its owner's turn, as
+                # it were): a former hand that acts is deleted, one that does not is kept.
+                (View if self.hand_epochs[user] % 2 else live)(
+                    f"hand {user} {self.hand_epochs[user]}.{self.hand_versions[user]}"
+                ),
                 edit_priority=Priority.LATER,
-                former=View(f"was hand {user} {self.hand_epochs[user] - 1}"),
                 keep_former=True,
             )
             for user in PLAYERS
@@ -240,17 +244,18 @@ def test_a_former_hand_is_kept_until_the_end_then_deleted_in_one_request(
     shown = telegram.sync(game.desired(), Shown(), GROUP, group_tokens=100)
     first = shown.slots["hand:11"].message_id
     if answer is GONE:
-        # The player deleted their hand message: nothing is left to keep.
+        # The player deleted their hand message: it is deleted again at the end, harmlessly.
         del telegram.chats[11][first]
     game.apply(Move(False, 0, 0, frozenset({11}), frozenset(), frozenset()))
     shown = telegram.sync(game.desired(), shown, GROUP, group_tokens=100)
-    assert shown.kept.get(11, ()) == ((first,) if answer is None else ())
+    assert shown.kept.get(11, ()) == (first,)
     game.finish()
     steps = plan(game.desired(), shown)
     deletions = [
         r for step in steps for r in step.requests if isinstance(r, Delete) and r.chat == 11
     ]
-    assert deletions == ([Delete(11, (first,))] if answer is None else [])
+    assert deletions == [Delete(11, (first,))]
+    assert confirmed(shown, game.desired(), deletions[0], answer).kept.get(11) is None
 
 
 def test_digest_tells_views_apart() -> None:

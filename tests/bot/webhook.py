@@ -124,11 +124,11 @@ class Served:
 
 @asynccontextmanager
 async def served(
-    redis: Redis, *, per_minute: int = UNLIMITED, send_rate: float = 0
+    redis: Redis, *, per_minute: int = UNLIMITED, send_rate: float = 0, config: Config = CONFIG
 ) -> AsyncIterator[Served]:
     fake = FakeTelegram()
     application = build_application(
-        CONFIG,
+        config,
         redis,
         request=fake,
         group_messages_per_minute=per_minute,
@@ -136,7 +136,7 @@ async def served(
         replies_per_second=0,
     )
     assert isinstance(application, CheatApplication)
-    web = create_web_app(application, redis, CONFIG)
+    web = create_web_app(application, redis, config)
     async with web.router.lifespan_context(web):
         transport = httpx.ASGITransport(app=web)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:

@@ -275,7 +275,7 @@ def test_hard_keeps_an_honest_last_play() -> None:
 
 def test_hard_beats_a_table_of_honest_players_clearly() -> None:
     """Over 200 games (a fixed seed), hard wins far more than its fair quarter against
-    three honest players (the README's 2,000-game figure is over 40%)."""
+    three honest players (docs/benchmarks.md's 2,000-game figure is over 40%)."""
     report, _ = simulate(PRESETS["cheat"], 4, 200, 11, ["hard", "honest", "honest", "honest"])
     hard = report["wins_by_strategy"]["hard"]
     assert hard["low"] > 0.3

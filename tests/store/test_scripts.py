@@ -36,6 +36,7 @@ def _cas(**changes: object) -> ScriptCall:
         "deadlines_key": "{t}:deadlines",
         "bucket_key": "{t}:bucket",
         "due_key": "{t}:due",
+        "watching_key": "{t}:watching",
         "expected_version": 0,
         "document": b"the document",
         "session_ttl_s": 5000,
@@ -61,6 +62,7 @@ def _begin(token: str = "me", now_ms: int = 1_000_100) -> ScriptCall:
         session_key="{t}:session",
         bucket_key="{t}:bucket",
         due_key="{t}:due",
+        watching_key="{t}:watching",
         token=token,
         now_ms=now_ms,
         lease_ms=30_000,
@@ -73,6 +75,7 @@ def _end(**changes: object) -> ScriptCall:
         "session_key": "{t}:session",
         "bucket_key": "{t}:bucket",
         "due_key": "{t}:due",
+        "watching_key": "{t}:watching",
         "token": "me",
         "version": 1,
         "buried": 0,
@@ -156,6 +159,8 @@ async def test_the_compare_and_set_takes_the_lease_and_answers_what_is_shown(
 ) -> None:
     cas = redis.register_script(CAS_SCRIPT)
     await redis.hset("{t}:bucket", mapping={"tokens": "2.5", "at": "999000", "until": "5"})
+    # A player's Mini App reported visible: read with the lease, no round trip of its own.
+    await redis.hset("{t}:watching", "11", "1030000")
     leased = _cas(lease_token="me")
     assert await cas(keys=leased.keys, args=leased.args) == [
         1,
@@ -169,6 +174,7 @@ async def test_the_compare_and_set_takes_the_lease_and_answers_what_is_shown(
         b"5",
         [],
         b"0",
+        [b"11", b"1030000"],
     ]
     assert await redis.hget("{t}:session", "l") == b"me 1030000"
     # Due when the lease ends: a process that dies holding it leaves the place to the clock.
@@ -202,6 +208,7 @@ async def test_a_sync_begins_and_ends_under_its_lease(redis: Redis) -> None:
         b"",
         [],
         b"0",
+        [],
     ]
     # Held: another process's begin is refused.
     theirs = _begin("other", 1_000_150)
@@ -230,6 +237,7 @@ async def test_a_sync_begins_and_ends_under_its_lease(redis: Redis) -> None:
         b"1005000",
         [],
         b"0",
+        [],
     ]
     assert (await redis.hget("{t}:session", "l") or b"").startswith(b"me ")
     # A partial sync (it drew one hand) leaves what was due, at the earlier time.

@@ -200,3 +200,15 @@ async def test_no_answer_that_may_carry_a_hand_is_stored(server: tuple[Served, i
         assert events.headers["cache-control"] == "no-store"
         first = await anext(events.aiter_lines())
         assert orjson.loads(first.removeprefix("data: "))["hand"]
+
+
+async def test_the_page_its_script_and_style_weigh_well_under_100_kb(redis: Redis) -> None:
+    """The whole page, as the browser fetches it (benchmarks/miniapp_page_bench.py measures it
+    in Chromium with the live stream's first state, and its first paint)."""
+    async with served(redis) as bot:
+        sizes = {}
+        for path in ("/app", "/app/static/app.js", "/app/static/app.css"):
+            response = await bot.client.get(path)
+            assert response.status_code == 200
+            sizes[path] = len(response.content)
+        assert sum(sizes.values()) < 60 * 1024, sizes

@@ -40,6 +40,8 @@ import orjson
 from telegram.error import NetworkError, TelegramError
 from telegram.request import BaseRequest, RequestData
 
+from tgcheat.metrics import BOT_API_REQUESTS, api_result, method_label
+
 JsonParams = dict[str, Any]
 
 
@@ -90,9 +92,14 @@ async def post(request: BaseRequest, url: str, params: JsonParams) -> tuple[int,
     HTTP client that is not python-telegram-bot's own becomes a NetworkError, as in
     ``BaseRequest.post``."""
     request_data = cast(RequestData, EncodedParameters(params))
+    method = method_label(url.rsplit("/", 1)[-1])
     try:
-        return await request.do_request(url, "POST", request_data=request_data)
+        code, payload = await request.do_request(url, "POST", request_data=request_data)
     except TelegramError:
+        BOT_API_REQUESTS.labels(method, "network").inc()
         raise
     except Exception as error:
+        BOT_API_REQUESTS.labels(method, "network").inc()
         raise NetworkError(f"Unknown error in HTTP implementation: {error!r}") from error
+    BOT_API_REQUESTS.labels(method, api_result(code)).inc()
+    return code, payload

@@ -31,6 +31,8 @@ from tgcheat.bot.sender import ChatFlooded, Sender, TopicGone
 from tgcheat.bot.taps import Tap
 from tgcheat.bot.timers import Timers
 from tgcheat.i18n import N_, available_languages, load_all, telegram_code, translator
+from tgcheat.logs import cause_of
+from tgcheat.metrics import current_outcome, handling_update
 from tgcheat.store.games import GROUP_MESSAGES_PER_MINUTE, LEASE_MS, GameStore
 from tgcheat.store.send_budget import REPLIES_PER_SECOND, SendBudget
 
@@ -94,15 +96,23 @@ class CheatApplication(Application):  # type: ignore[type-arg]
         exception escapes to the caller, as a handler's does not in `process_update`. A flood
         wait met on the way is not a failure (``held_back``)."""
         assert self.routes is not None, "built by build_application"
-        try:
-            await self.routes.tap(tap)
-        except ChatFlooded as flooded:
-            asker = Asker(
-                tap.user_id, tap.language_code, chat_id=tap.chat_id, query_id=tap.query_id
-            )
-            await self.routes.shell.held_back(flooded, asker)
-        except TopicGone as gone:
-            await self.routes.shell.end_topic(gone.place)
+        with handling_update("press"):
+            try:
+                await self.routes.tap(tap)
+            except ChatFlooded as flooded:
+                asker = Asker(
+                    tap.user_id, tap.language_code, chat_id=tap.chat_id, query_id=tap.query_id
+                )
+                await self.routes.shell.held_back(flooded, asker)
+            except TopicGone as gone:
+                await self.routes.shell.end_topic(gone.place)
+
+    async def process_update(self, update: object) -> None:
+        """python-telegram-bot's, counted by kind and outcome (tgcheat.metrics.UPDATES): an
+        error handler marks the update failed (``note_failure`` in build_application)."""
+        kind = update_kind(update) if isinstance(update, Update) else "other"
+        with handling_update(kind):
+            await super().process_update(update)
 
     async def start(self) -> None:
         await super().start()
@@ -167,16 +177,25 @@ class PollingRetries:
         what = _described(update)
         earlier = _EARLIER_TRIES.get()
         tries = self._retries + 1
+        chat = update.effective_chat
+        fields = {
+            "update_id": update.update_id,
+            "chat_id": chat.id if chat is not None else None,
+            "kind": update_kind(update),
+            "cause": cause_of(error),
+            "try_number": earlier + 1,
+            "tries": tries,
+        }
         if earlier >= self._retries or self._stopping:
             _LOGGER.error(
                 "Handling %s failed (try %d of %d), given up: %s",
-                what, earlier + 1, tries, _cause(error), exc_info=error,
+                what, earlier + 1, tries, cause_of(error), exc_info=error, extra=fields,
             )  # fmt: skip
             return
         wait = self._first_wait_s * POLLING_BACKOFF**earlier
         _LOGGER.error(
             "Handling %s failed (try %d of %d), trying again in %.3g s: %s",
-            what, earlier + 1, tries, wait, _cause(error), exc_info=error,
+            what, earlier + 1, tries, wait, cause_of(error), exc_info=error, extra=fields,
         )  # fmt: skip
         task = asyncio.create_task(
             self._again(update, earlier + 1, wait), name=f"tgcheat-retry-{update.update_id}"
@@ -214,11 +233,17 @@ def _described(update: Update) -> str:
     return f"update {update.update_id}{where}{who}"
 
 
-def _cause(error: BaseException | None) -> str:
-    if error is None:
-        return "unknown"
-    text = " ".join(str(error).split())
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+def update_kind(update: Update) -> str:
+    """The kind of an update, as the metrics count it (tgcheat.metrics.UPDATE_KINDS)."""
+    if update.callback_query is not None:
+        return "press"
+    message = update.message
+    if message is not None:
+        text = message.text
+        return "command" if text is not None and text.startswith("/") else "message"
+    if update.my_chat_member is not None or update.chat_member is not None:
+        return "membership"
+    return "other"
 
 
 def retry_failed_updates(
@@ -310,7 +335,14 @@ def build_application(
         await shell.held_back(context.error)
         raise ApplicationHandlerStop
 
+    async def note_failure(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A handler failed (not a flood wait, stopped above): the update counts as failed."""
+        outcome = current_outcome()
+        if outcome is not None:
+            outcome.failed = True
+
     application.add_error_handler(flood_is_no_failure)
+    application.add_error_handler(note_failure)
     return application
 
 

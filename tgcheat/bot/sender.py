@@ -54,6 +54,7 @@ from telegram.error import (
 from tgcheat.bot import api_request
 from tgcheat.bot.api_request import JsonParams
 from tgcheat.bot.views import Keyboard, View
+from tgcheat.metrics import FLOODS, chat_kind
 from tgcheat.store.send_budget import Priority, SendBudget
 from tgcheat.table.place import Place, Where
 
@@ -259,6 +260,7 @@ class Sender:
         try:
             return await self._post(f"{self.bot.base_url}/{method}", params, result)
         except RetryAfter as error:
+            FLOODS.labels(chat_kind(chat_id)).inc()
             if self.budget is not None:
                 await self.budget.flooded(chat_id, self.clock())
             flooded = self.flooded(chat_id, error, topic)

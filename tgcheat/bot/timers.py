@@ -105,6 +105,9 @@ class Timers:
             current = shown.slots.get(hand_slot(user_id))
             if current is None or current.epoch != hand_epoch(session, user_id):
                 unseen.add(user_id)
+        if unseen:
+            # A player whose Mini App shows the game sees their turn there.
+            unseen -= set(await self.store.watching.of(place, self.clock(), unseen))
         return frozenset(unseen)
 
     async def sync_due(self, now: int | None = None) -> None:

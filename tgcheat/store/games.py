@@ -37,6 +37,7 @@ from tgcheat.store.settings import Settings
 from tgcheat.store.shown import ShownRecords
 from tgcheat.store.stats import Stats
 from tgcheat.store.timeout import OPERATION_TIMEOUT_S, bounded
+from tgcheat.store.watching import Watching
 from tgcheat.table.place import Place, Where
 from tgcheat.table.session import Session
 
@@ -95,6 +96,7 @@ class GameStore:
         self.stats = Stats(redis, self.keys)
         self.app_requests = AppRequests(redis, self.keys)
         self.played_places = PlayedPlaces(redis, self.keys)
+        self.watching = Watching(redis, self.keys)
         #: What each person's commands may cost in replies (None: no limit, for tests that
         #: play faster than people).
         self.replies = (

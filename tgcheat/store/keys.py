@@ -174,6 +174,11 @@ class Keys:
         """Where a person was dealt a hand lately (tgcheat.store.changes.PlayedPlaces)."""
         return f"{self.prefix}:user:{user_id}:played"
 
+    def watching(self, where: Where) -> str:
+        """Whose Mini App shows the place's game now (a hash: tgcheat.store.watching)."""
+        place = Place.of(where)
+        return f"{self.tag(place.chat_id)}:watching:{place.key}"
+
     def app_requests(self, user_id: int) -> str:
         """The Mini App requests a person had carried out lately (a sorted set:
         tgcheat.store.changes.AppRequests)."""

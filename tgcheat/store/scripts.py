@@ -143,7 +143,7 @@ local function take_lease(key, due, place, token, now, lease_ms)
   return true
 end
 
-local function what_shows(key, bucket)
+local function what_shows(key, bucket, watching)
   local fields = redis.call('HMGET', key, '{VERSION_FIELD}', '{DOCUMENT_FIELD}', '{SHOWN_FIELD}',
     '{BURIED_FIELD}', '{RECHECK_FIELD}')
   local budget = redis.call('HMGET', bucket, 'tokens', 'at', 'until')
@@ -160,7 +160,8 @@ local function what_shows(key, bucket)
     end
   end
   return {{fields[1] or '0', fields[2] or '', fields[3] or '', fields[4] or '0',
-          budget[1] or '', budget[2] or '', budget[3] or '', legacy, fields[5] or '0'}}
+          budget[1] or '', budget[2] or '', budget[3] or '', legacy, fields[5] or '0',
+          redis.call('HGETALL', watching)}}
 end
 """
 
@@ -196,7 +197,7 @@ if ARGV[11] == '' or not take_lease(KEYS[1], KEYS[4], ARGV[6], ARGV[11], now, to
 then
   return {{1, 0}}
 end
-local shows = what_shows(KEYS[1], KEYS[3])
+local shows = what_shows(KEYS[1], KEYS[3], KEYS[5])
 table.insert(shows, 1, 1)
 table.insert(shows, 1, 1)
 return shows
@@ -228,6 +229,7 @@ def cas_call(
     deadlines_key: str,
     bucket_key: str,
     due_key: str,
+    watching_key: str,
     expected_version: int,
     document: bytes,
     session_ttl_s: int,
@@ -251,6 +253,7 @@ def cas_call(
             deadlines_key,  # KEYS[2] the deadlines (of the chat's shard)
             bucket_key,  # KEYS[3] the group's message budget (a token bucket)
             due_key,  # KEYS[4] the places due to be synced (of the chat's shard)
+            watching_key,  # KEYS[5] whose Mini App shows the place (tgcheat.store.watching)
         ],
         [
             expected_version,  # ARGV[1] the version the change was computed from
@@ -282,7 +285,7 @@ if redis.call('EXISTS', KEYS[1]) == 0 then
   return {-1}
 end
 if not take_lease(KEYS[1], KEYS[3], ARGV[4], ARGV[1], now, tonumber(ARGV[3])) then return {0} end
-local shows = what_shows(KEYS[1], KEYS[2])
+local shows = what_shows(KEYS[1], KEYS[2], KEYS[4])
 table.insert(shows, 1, 1)
 return shows
 """
@@ -294,6 +297,7 @@ def begin_call(
     session_key: str,
     bucket_key: str,
     due_key: str,
+    watching_key: str,
     token: str,
     now_ms: int,
     lease_ms: int,
@@ -304,6 +308,7 @@ def begin_call(
             session_key,  # KEYS[1] the session hash
             bucket_key,  # KEYS[2] the group's message budget
             due_key,  # KEYS[3] the places due to be synced (of the chat's shard)
+            watching_key,  # KEYS[4] whose Mini App shows the place (tgcheat.store.watching)
         ],
         [
             token,  # ARGV[1] the sync's lease token
@@ -345,7 +350,7 @@ end
 local current = redis.call('HMGET', KEYS[1], '{VERSION_FIELD}', '{BURIED_FIELD}', '{RECHECK_FIELD}')
 if current[1] ~= ARGV[2] or (current[2] or '0') ~= ARGV[3] or (current[3] or '0') ~= ARGV[12] then
   take_lease(KEYS[1], KEYS[3], ARGV[11], ARGV[1], now, tonumber(ARGV[10]))
-  local shows = what_shows(KEYS[1], KEYS[2])
+  local shows = what_shows(KEYS[1], KEYS[2], KEYS[4])
   table.insert(shows, 1, 1)
   return shows
 end
@@ -370,6 +375,7 @@ def end_call(
     session_key: str,
     bucket_key: str,
     due_key: str,
+    watching_key: str,
     token: str,
     version: int,
     buried: int,
@@ -389,6 +395,7 @@ def end_call(
             session_key,  # KEYS[1] the session hash
             bucket_key,  # KEYS[2] the group's message budget
             due_key,  # KEYS[3] the places due to be synced (of the chat's shard)
+            watching_key,  # KEYS[4] whose Mini App shows the place (tgcheat.store.watching)
         ],
         [
             token,  # ARGV[1] the sync's lease token

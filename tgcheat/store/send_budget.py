@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from tgcheat.metrics import SEND_BUDGET_REFUSALS
 from tgcheat.store.keys import Keys
 from tgcheat.store.timeout import bounded
 
@@ -221,6 +222,7 @@ class SendBudget:
             return None
         if int(taken) == 1 or priority is Priority.ALWAYS:
             return None
+        _count_refused([(priority, count)], [False])
         return Refusal(max(1, int(wait_ms)))
 
     async def take_many(
@@ -248,6 +250,7 @@ class SendBudget:
             return [True] * len(wanted), 0
         taken = iter(bool(int(flag)) for flag in answer[1:])
         granted = [True if priority is Priority.ALWAYS else next(taken) for priority, _ in wanted]
+        _count_refused(wanted, granted)
         return granted, int(answer[0])
 
     async def count_answers(self, now_ms: int) -> None:
@@ -299,3 +302,10 @@ class ReplyBudget:
         while they have spent their replies (the reply is not sent; nothing waits)."""
         args = [self.per_second, self.burst, now_ms]
         return bool(await bounded(self._take(keys=[self._keys.replies(asker_id)], args=args)))
+
+
+def _count_refused(wanted: Sequence[tuple[Priority, int]], granted: Sequence[bool]) -> None:
+    """The requests the budget held back, by priority, for the metrics."""
+    for (priority, count), taken in zip(wanted, granted, strict=True):
+        if not taken and count:
+            SEND_BUDGET_REFUSALS.labels(priority.name.lower()).inc(count)

@@ -223,6 +223,7 @@ class Sessions:
                 deadlines_key=self._keys.deadlines(place.chat_id),
                 bucket_key=self._keys.bucket(place.chat_id),
                 due_key=self._keys.due(place.chat_id),
+                watching_key=self._keys.watching(place),
                 expected_version=version,
                 document=document,
                 session_ttl_s=SESSION_TTL_S,

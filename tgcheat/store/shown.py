@@ -61,6 +61,9 @@ class Lease:
     legacy: Mapping[str, int] = field(default_factory=dict)
     #: How often a sync that lost its lease asked for the messages to be checked again.
     recheck: int = 0
+    #: The players who reported their Mini App visible, and when each report runs out (ms):
+    #: tgcheat.store.watching, read with the lease.
+    watching: Mapping[int, int] = field(default_factory=dict)
 
 
 class LeaseLost(Exception):
@@ -95,7 +98,8 @@ class ShownRecords:
 
     def leased(self, place: Place, token: str, shows: Sequence[Any]) -> Lease:
         """The lease ``token`` took, from the scripts' what_shows() answer."""
-        version, document, shown, buried, tokens, at, until, legacy, recheck = shows
+        version, document, shown, buried, tokens, at, until, legacy, recheck, watching = shows
+        reports = [int(item) for item in watching or ()]
         fields = [_bytes(item).decode() for item in legacy or ()]
         prefix = len(LEGACY_MESSAGE_FIELD)
         kept = {
@@ -112,6 +116,7 @@ class ShownRecords:
             bucket=GroupBucket.of(tokens, at, until),
             legacy=kept,
             recheck=int(recheck),
+            watching=dict(zip(reports[::2], reports[1::2], strict=True)),
         )
 
     async def begin(self, place: Place, now_ms: int) -> Lease | None:
@@ -122,6 +127,7 @@ class ShownRecords:
             session_key=self._keys.session(place),
             bucket_key=self._keys.bucket(place.chat_id),
             due_key=self._keys.due(place.chat_id),
+            watching_key=self._keys.watching(place),
             token=token,
             now_ms=now_ms,
             lease_ms=self.lease_ms,
@@ -153,6 +159,7 @@ class ShownRecords:
             session_key=self._keys.session(place),
             bucket_key=self._keys.bucket(place.chat_id),
             due_key=self._keys.due(place.chat_id),
+            watching_key=self._keys.watching(place),
             token=lease.token,
             version=lease.version,
             buried=lease.buried,

@@ -6,7 +6,14 @@ API and a stream of live updates.
 - ``GET /app/api/events?place=K`` server-sent events: the state at once, then again after each
   change of the place (with the reveals it made), within a second, whichever process or clock
   made it.
-- ``POST /app/api/act`` a play, Cheat!, I believe you, a pass or a vote.
+- ``POST /app/api/act`` a play, Cheat!, I believe you, a pass or a vote; joining a lobby.
+- ``POST /app/api/seen`` the page is visible, or hidden (``tgcheat.store.watching``): while a
+  player's page is visible, their private chat gets no hand edits and no turn message.
+
+Who sees what: a player sees the table and their own hand; a member of the place's group who
+does not play (asked of Telegram, remembered a minute), and a player who is out, see the table
+only (seats, counts, the pile's size, claims, reveals, the result), never a hand nor a card not
+turned over; anyone else is told only that they do not play there.
 
 Every API call carries Telegram's signed initData in ``Authorization: tma <initData>``
 (tgcheat.webapp.initdata); a missing, forged or expired one is answered 401 and changes
@@ -25,7 +32,7 @@ import asyncio
 import logging
 import re
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Callable
 from importlib import resources
 from typing import Any
@@ -40,7 +47,7 @@ from telegram.error import TelegramError
 from tgcheat.bot import views
 from tgcheat.bot.handlers import Routes
 from tgcheat.bot.handlers.inline import share_results
-from tgcheat.bot.handlers.shell import REFUSALS, SELECTION_TOO_LONG, Answer, Asker
+from tgcheat.bot.handlers.shell import REFUSALS, SELECTION_TOO_LONG, Answer, Asker, Command
 from tgcheat.bot.sender import ChatFlooded, TopicGone
 from tgcheat.engine.cards import Rank
 from tgcheat.engine.game import ActionRefused
@@ -58,6 +65,7 @@ from tgcheat.table.commands import (
 )
 from tgcheat.table.place import Place
 from tgcheat.table.refusals import SessionRefused
+from tgcheat.table.session import Session
 from tgcheat.webapp.bodies import BODY_TIMEOUT_S, BodyRefused, read_body
 from tgcheat.webapp.initdata import MAX_AGE_S, InitDataRefused, WebAppUser, verify
 from tgcheat.webapp.live import ChangeListener, SharedReads
@@ -84,6 +92,13 @@ READS_AT_ONCE = 16
 MAX_ACTION_BYTES = 16 * 1024
 #: A comment line on an idle event stream, so that proxies keep it open (s).
 KEEPALIVE_S = 15.0
+#: How long Telegram's answer that a person is (or is not) a group's member is kept (s), and
+#: for how many people and groups at most (the oldest forgotten first).
+MEMBERSHIP_KEPT_S = 60.0
+MEMBERSHIPS_KEPT = 4096
+#: The largest visibility report read (its initData rides in the body: a page that is closing
+#: sends it as a beacon, which cannot carry a header).
+MAX_SEEN_BYTES = 8 * 1024
 #: The page's id of a request: letters, digits, "-" and "_".
 _REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
 _STATIC = {
@@ -115,6 +130,8 @@ class MiniApp:
         #: The time in seconds, for the initData's age (tests move it).
         self.wall_clock: Callable[[], float] = time.time
         self._assets = {name: _asset(name) for name in (*_STATIC, "index.html")}
+        #: Telegram's answers to "is this person a member of this group", for a minute.
+        self._members: OrderedDict[tuple[int, int], tuple[bool, float]] = OrderedDict()
 
     def routes_list(self) -> list[BaseRoute]:
         return [
@@ -125,6 +142,7 @@ class MiniApp:
             Route(f"{APP_PATH}/api/act", self.act, methods=["POST"]),
             Route(f"{APP_PATH}/api/profile", self.profile, methods=["GET"]),
             Route(f"{APP_PATH}/api/share", self.share, methods=["POST"]),
+            Route(f"{APP_PATH}/api/seen", self.seen, methods=["POST"]),
         ]
 
     # --- the page ------------------------------------------------------------------------------
@@ -161,9 +179,13 @@ class MiniApp:
             return await self.shell.store.read(place)
 
     async def _state(self, tr: Translator, user: WebAppUser, place: Place) -> Json:
-        return self._state_of(tr, user, await self._read(place))
+        loaded = await self._read(place)
+        member = await self._may_watch(place, loaded.session, user.user_id)
+        return self._state_of(tr, user, loaded, member)
 
-    def _state_of(self, tr: Translator, user: WebAppUser, loaded: Loaded) -> Json:
+    def _state_of(
+        self, tr: Translator, user: WebAppUser, loaded: Loaded, member: bool = False
+    ) -> Json:
         return state_json(
             tr,
             loaded.session,
@@ -171,7 +193,33 @@ class MiniApp:
             user.user_id,
             self.shell.bot_username,
             self.shell.clock(),
+            member=member,
         )
+
+    async def _may_watch(self, place: Place, session: Session | None, user_id: int) -> bool:
+        """Whether a person who does not play at ``place`` may watch its game: a member of
+        its group (asked of Telegram when not known from the last minute). Only for a place
+        with a game or a lobby: an outsider's request about any other costs no question."""
+        if session is None or (session.game is None and session.lobby is None):
+            return False
+        if takes_part(session, user_id) or place.chat_id > 0:
+            return False
+        key = (place.chat_id, user_id)
+        now = time.monotonic()
+        known = self._members.get(key)
+        if known is not None and known[1] > now:
+            return known[0]
+        try:
+            member = await self.shell.is_member(place.chat_id, user_id)
+        except Exception as error:
+            # Telegram could not say (a flood wait, a network error): not for now.
+            log.info("Mini App: membership of %s in %s unknown: %s", user_id, place, error)
+            return False
+        self._members[key] = (member, now + MEMBERSHIP_KEPT_S)
+        self._members.move_to_end(key)
+        while len(self._members) > MEMBERSHIPS_KEPT:
+            self._members.popitem(last=False)
+        return member
 
     # --- the API -------------------------------------------------------------------------------
 
@@ -230,19 +278,24 @@ class MiniApp:
             )
         if place is None:
             stream = self._idle(user, no_game_json(tr))
-        elif not takes_part((await self._read(place)).session, user.user_id):
-            # Watched for those who take part only: an outsider learns nothing of when it
-            # changes.
-            stream = self._idle(user, outsider_json(tr))
         else:
-            stream = self._stream(tr, user, place)
+            session = (await self._read(place)).session
+            member = await self._may_watch(place, session, user.user_id)
+            if not member and not takes_part(session, user.user_id):
+                # Watched for those who take part, and the group's members: an outsider
+                # learns nothing of when it changes.
+                stream = self._idle(user, outsider_json(tr))
+            else:
+                stream = self._stream(tr, user, place, member)
         return StreamingResponse(
             stream,
             media_type="text/event-stream",
             headers={"X-Accel-Buffering": "no", **NO_STORE},
         )
 
-    async def _stream(self, tr: Translator, user: WebAppUser, place: Place) -> AsyncIterator[bytes]:
+    async def _stream(
+        self, tr: Translator, user: WebAppUser, place: Place, member: bool
+    ) -> AsyncIterator[bytes]:
         # Counted from its first step (a stream whose client went away before it began costs
         # nothing to release), and released in the same ``finally``.
         ticket = self.streams.open(user.user_id)
@@ -263,7 +316,7 @@ class MiniApp:
                 if loaded.version < watcher.version:
                     # The shared read had started before the change this stream was told of.
                     loaded = await self.reads.get(place)
-                state = self._state_of(tr, user, loaded)
+                state = self._state_of(tr, user, loaded, member)
                 game = loaded.session.game if loaded.session is not None else None
                 if reveals and "seats" in state and game is not None:
                     state["reveals"] = reveals_json(tr, game, reveals)
@@ -312,8 +365,9 @@ class MiniApp:
             body: Any = orjson.loads(raw)
             place = _place(str(body["place"]))
             request_id = str(body["request"])
-            command = _command(user.user_id, body, self.shell.clock())
-            game_id = str(body["game"])
+            joining = body["op"] == "join"
+            command = None if joining else _command(user.user_id, body, self.shell.clock())
+            game_id = "" if joining else str(body["game"])
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             return _json({"error": "request"}, 400)
         if place is None or not _REQUEST_ID.fullmatch(request_id):
@@ -324,7 +378,10 @@ class MiniApp:
             return _unauthorized(InitDataRefused("replayed"))
         tr = await self._translator(user)
         try:
-            await self._act(place, game_id, command, user)
+            if command is None:
+                await self._join(place, user, tr)
+            else:
+                await self._act(place, game_id, command, user)
         except REFUSALS as refusal:
             # Not remembered: sent again, it is refused again (the game has not changed for it).
             text = _refusal_text(tr, refusal)
@@ -364,6 +421,65 @@ class MiniApp:
             log.info("a card of %s not prepared: %s", user.user_id, error)
             return _json({"error": "telegram"}, 502)
         return _json({"id": prepared})
+    async def _join(self, place: Place, user: WebAppUser, tr: Translator) -> None:
+        """Join the place's lobby from the page, as the Join link does in the private chat:
+        the group's members only (asked of Telegram), and the bot may write to them (the page
+        asked Telegram for it first)."""
+        command = Command(
+            update_id=None,
+            asker=Asker(user.user_id, user.language_code),
+            chat_id=user.user_id,
+            in_group=False,
+            title="",
+            name=user.first_name,
+            args=(),
+        )
+        try:
+            await self.routes.lobby.join_by_link(command, place)
+        except ChatFlooded as flooded:
+            await self.shell.held_back(flooded)
+
+    async def seen(self, request: Request) -> Response:
+        """The page is visible (``{"visible": true}``, again every ``REPORT_EVERY_MS``) or
+        hidden or closing (``false``; a closing page sends it as a beacon, the initData in
+        the body as ``init``). Only a player seated in the place's live game is counted; a
+        player whose page was visible and is not any more gets the chat back at once: the
+        place is synced within the request (their turn's message, their hand)."""
+        try:
+            raw = await read_body(request, MAX_SEEN_BYTES, self.body_timeout_s)
+            body: Any = orjson.loads(raw)
+            visible = body["visible"]
+            place = _place(str(body["place"]))
+            if not isinstance(visible, bool) or place is None:
+                raise ValueError("not a report")
+        except BodyRefused as refused:
+            return _json({"error": "body"}, refused.status)
+        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+            return _json({"error": "request"}, 400)
+        scheme, _, data = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "tma":
+            data = body.get("init") if isinstance(body.get("init"), str) else ""
+        try:
+            user = verify(data, self.bot_token, self.wall_clock(), self.max_age_s)
+        except InitDataRefused as refused:
+            return _unauthorized(refused)
+        session = (await self._read(place)).session
+        game = session.live_game if session is not None else None
+        seat = game.seat_of(user.user_id) if game is not None else None
+        if game is None or seat is None or game.players[seat].left:
+            # Nothing kept for anyone else: a stranger's reports leave nothing.
+            return Response(status_code=204, headers=NO_STORE)
+        watching = self.shell.store.watching
+        if visible:
+            await watching.visible(place, user.user_id, self.shell.clock())
+        elif await watching.hidden(place, user.user_id):
+            try:
+                await self.shell.show(place)
+            except ChatFlooded as flooded:
+                await self.shell.held_back(flooded)
+            except TopicGone as gone:
+                await self.shell.end_topic(gone.place)
+        return Response(status_code=204, headers=NO_STORE)
 
     async def _act(
         self, place: Place, game_id: str, command: GameCommand, user: WebAppUser

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from tgcheat.metrics import MINIAPP_STREAMS
+
 #: Streams one person may hold open on one process: a page, and one or two being reopened.
 STREAMS_PER_PERSON = 3
 #: Streams one process holds open in all.
@@ -55,6 +57,7 @@ class OpenStreams:
         ticket = Ticket(user_id)
         mine.append(ticket)
         self.count += 1
+        MINIAPP_STREAMS.inc()
         return ticket
 
     def release(self, ticket: Ticket) -> None:
@@ -63,6 +66,7 @@ class OpenStreams:
             return
         ticket.released = True
         self.count -= 1
+        MINIAPP_STREAMS.dec()
         mine = self._by_person.get(ticket.user_id, [])
         if ticket in mine:
             mine.remove(ticket)

@@ -104,18 +104,62 @@ def state_json(
     user_id: int,
     bot_username: str,
     now_ms: int,
+    *,
+    member: bool = False,
 ) -> Json:
     """The game at ``session`` as ``user_id`` sees it: the table for all, the hand only its
-    owner's. A person not seated in the game is told so (the refusal's own words)."""
+    owner's. ``member``: the person is a member of the place's group, and watches a game they
+    do not play in (the table, never a hand nor a card not turned over). Anyone else not
+    seated in the game is told so (the refusal's own words)."""
     game = session.game if session is not None else None
     seat = game.seat_of(user_id) if game is not None else None
-    if session is None or game is None or seat is None:
+    lobby = session.lobby if session is not None and game is None else None
+    if session is not None and lobby is not None and (member or lobby.has(user_id)):
+        return lobby_json(tr, session, version, user_id)
+    if session is None or game is None or (seat is None and not member):
         # Nothing of the place, not even its version (which would tell when it changes).
         return outsider_json(tr)
-    base: Json = {"v": version, "rtl": tr.rtl}
-    player = game.players[seat]
-    hand = sorted(player.hand, key=lambda card: (card.rank, card))
-    result: Json = base | {
+    result: Json = table_json(tr, session, game, version, now_ms)
+    if game.phase is Phase.FINISHED and game.result is not None:
+        result["table"] = plain(final_table_view(tr, session, game, game.result).text).split("\n")
+    else:
+        result["table"] = plain(table_view(tr, session, game, bot_username, now_ms).text).split(
+            "\n"
+        )
+    if seat is None or game.players[seat].left:
+        # Watching: a group member who does not play, or a player who is out.
+        result["watching"] = tr._("👀 watching")
+        return result
+    hand = sorted(game.players[seat].hand, key=lambda card: (card.rank, card))
+    result |= {
+        "me": seat,
+        "hand": [card_json(tr, card) for card in hand],
+        "handTitle": plain(tr._("🃏 Your cards ({count}):").format(count=len(hand))),
+    }
+    if game.phase is Phase.FINISHED:
+        return result
+    result |= offers(tr, session, game, seat)
+    return result
+
+
+def table_json(
+    tr: Translator, session: Session, game: GameState, version: int, now_ms: int
+) -> Json:
+    """What everyone at the table sees: seats in play order with their card counts, whose
+    turn it is and until when, the pile's size and the last claim on it (never its cards)."""
+    last = game.last_claim
+    claim = None
+    if last is not None and game.phase is not Phase.FINISHED:
+        claim = {
+            "seat": last.seat,
+            "name": game.players[last.seat].name,
+            "count": len(last.cards),
+            "text": claim_phrase(tr, len(last.cards), last.rank),
+        }
+    result = game.result
+    return {
+        "v": version,
+        "rtl": tr.rtl,
         "game": session.game_id,
         "place": session.place.key,
         "title": session.place_title,
@@ -123,22 +167,31 @@ def state_json(
         "phase": str(game.phase),
         "pile": len(game.pile),
         "turn": game.turn,
-        "me": seat,
         "seats": [{"name": p.name, "cards": len(p.hand), "left": p.left} for p in game.players],
         "deadline": session.deadline_ms,
+        # When the turn began (the session's last change): the timer runs down from it.
+        "since": session.changed_ms,
         "now": now_ms,
         "required": game.required.code if game.required is not None else None,
-        "hand": [card_json(tr, card) for card in hand],
-        "handTitle": plain(tr._("🃏 Your cards ({count}):").format(count=len(hand))),
+        "claim": claim,
+        "winner": result.winner if result is not None else None,
     }
-    if game.phase is Phase.FINISHED and game.result is not None:
-        result["table"] = plain(final_table_view(tr, session, game, game.result).text).split("\n")
-        return result
-    result["table"] = plain(table_view(tr, session, game, bot_username, now_ms).text).split("\n")
-    if player.left:
-        return result
-    result |= offers(tr, session, game, seat)
-    return result
+
+
+def lobby_json(tr: Translator, session: Session, version: int, user_id: int) -> Json:
+    """An open lobby: who is in, and whether the asker may join from the page."""
+    lobby = session.lobby
+    assert lobby is not None
+    return {
+        "v": version,
+        "rtl": tr.rtl,
+        "place": session.place.key,
+        "title": session.place_title,
+        "lobby": [name for _, name in lobby.players],
+        "joined": lobby.has(user_id),
+        "join": tr._("➕ Join"),
+        "table": [plain(tr._("🃏 <b>Cheat</b>: a new game is open"))],
+    }
 
 
 def offers(tr: Translator, session: Session, game: GameState, seat: int) -> Json:
@@ -195,14 +248,24 @@ def offers(tr: Translator, session: Session, game: GameState, seat: int) -> Json
     return found
 
 
-def reveals_json(tr: Translator, game: GameState, reveals: Iterable[Reveal]) -> list[str]:
-    """Each reveal as the group reads it (the chat's reveal message, as text)."""
-    lines = []
+def reveals_json(tr: Translator, game: GameState, reveals: Iterable[Reveal]) -> list[Json]:
+    """Each reveal as the group reads it (the chat's reveal message, as text), with the cards
+    it turned over (only those: everyone at the table saw them), whether they lied, and who
+    takes the pile."""
+    found = []
     for reveal in reveals:
         cards = tuple(Card(c) for c in reveal.cards)
         claim = Claim(0, reveal.claimant, cards, reveal.rank)
         event = ChallengeResolved(
             reveal.challenger, claim, cards, reveal.lie, reveal.taker, reveal.taken
         )
-        lines.append(plain(reveal_view(tr, game, event).text))
-    return lines
+        found.append(
+            {
+                "text": plain(reveal_view(tr, game, event).text),
+                "cards": [card_json(tr, card) for card in cards],
+                "claimed": reveal.rank.code,
+                "lie": reveal.lie,
+                "taker": reveal.taker,
+            }
+        )
+    return found

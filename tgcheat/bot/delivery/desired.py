@@ -9,6 +9,7 @@ counted from the moment the game last changed, ``Session.changed_ms``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from tgcheat.bot import views
@@ -48,26 +49,58 @@ class Drawing:
 
 
 def desired(
-    session: Session, drawing: Drawing, lines_after: int = 0, hand_of: int | None = None
+    session: Session,
+    drawing: Drawing,
+    lines_after: int = 0,
+    hand_of: int | None = None,
+    watching: Mapping[int, int] | None = None,
 ) -> Desired:
     """The messages ``session`` should be shown by (its game's log: ``session.told``); the
     log's lines up to ``lines_after`` are known to be posted, and are not drawn. ``hand_of``:
-    only that person's hand (a change of nothing else: their pick)."""
+    only that person's hand (a change of nothing else: their pick). ``watching``: the players
+    whose Mini App shows the game now, each with when that report runs out (ms): their hand
+    messages are held (no edits, no turn message: the page shows it) until it does."""
     told = session.told
     state = session.game
+    watching = _watching(state, watching or {})
+    held = frozenset(hand_slot(user_id) for user_id in watching)
+    again_ms = min(watching.values(), default=0)
     if hand_of is not None:
-        hands = _hand_slots(session, state, told, drawing, hand_of) if state is not None else []
-        return Desired(tuple(hands), session.game_id, partial=True)
+        hands = (
+            _hand_slots(session, state, told, drawing, hand_of, watching)
+            if state is not None
+            else []
+        )
+        return Desired(tuple(hands), session.game_id, partial=True, held=held, again_ms=again_ms)
     # A game that ended without its group shows nothing more there.
     table = None if session.without_group else _table_slot(session, told, drawing)
     slots = [table] if table is not None else []
     lines: tuple[WantedLine, ...] = ()
     if state is not None:
-        slots += _hand_slots(session, state, told, drawing)
+        slots += _hand_slots(session, state, told, drawing, watching=watching)
         if not session.without_group:
             lines = _lines(session, state, told, lines_after)
     finished = state is not None and state.phase is Phase.FINISHED
-    return Desired(tuple(slots), session.game_id, lines, clear_former=finished)
+    return Desired(
+        tuple(slots),
+        session.game_id,
+        lines,
+        clear_former=finished,
+        held=held,
+        again_ms=again_ms,
+    )
+
+
+def _watching(state: GameState | None, watching: Mapping[int, int]) -> dict[int, int]:
+    """The players of a live game among ``watching``: a finished game's hands are shown in
+    the chat (its result), and nobody else has a hand."""
+    if state is None or state.phase is Phase.FINISHED:
+        return {}
+    return {
+        p.user_id: watching[p.user_id]
+        for p in state.players
+        if p.user_id in watching and not p.left
+    }
 
 
 def _table_slot(session: Session, told: Told, drawing: Drawing) -> WantedSlot | None:
@@ -76,7 +109,9 @@ def _table_slot(session: Session, told: Told, drawing: Drawing) -> WantedSlot | 
     # The lobby's message becomes the game's table (an edit, not a new message).
     epoch = f"{session.game_id}:{told.table_epoch if told.game_id == session.game_id else 0}"
     if session.lobby is not None:
-        view = views.lobby_view(tr, session, session.lobby, drawing.bot_username)
+        view = views.lobby_view(
+            tr, session, session.lobby, drawing.bot_username, app=drawing.app_url is not None
+        )
         return WantedSlot(TABLE, chat, epoch, view, edit_priority=Priority.LATER)
     state = session.game
     if state is None:
@@ -84,7 +119,13 @@ def _table_slot(session: Session, told: Told, drawing: Drawing) -> WantedSlot | 
         view = views.lobby_closed_view(tr, expired=session.lobby_expired)
         return WantedSlot(TABLE, chat, epoch, view, edit_priority=Priority.LATER)
     view = views.table_view(
-        tr, session, state, drawing.bot_username, session.changed_ms or None, drawing.news
+        tr,
+        session,
+        state,
+        drawing.bot_username,
+        session.changed_ms or None,
+        drawing.news,
+        app=drawing.app_url is not None,
     )
     # Last cards to answer are what the players must see to act; any other edit may wait.
     edit = Priority.MUST if state.phase is Phase.FINAL_CHECK else Priority.TABLE
@@ -94,13 +135,21 @@ def _table_slot(session: Session, told: Told, drawing: Drawing) -> WantedSlot | 
 
 
 def _hand_slots(
-    session: Session, state: GameState, told: Told, drawing: Drawing, only: int | None = None
+    session: Session,
+    state: GameState,
+    told: Told,
+    drawing: Drawing,
+    only: int | None = None,
+    watching: Mapping[int, int] | None = None,
 ) -> list[WantedSlot]:
     slots = []
     for seat, player in enumerate(state.players):
         user_id = player.user_id
         if is_computer(user_id) or (only is not None and user_id != only):
             # A computer has no chat, and nobody else may see its cards.
+            continue
+        if watching and user_id in watching:
+            # Held: the Mini App shows this player their hand and their turn.
             continue
         tr = translator(session.language_of(user_id))
         view = views.hand_view(

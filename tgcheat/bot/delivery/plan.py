@@ -80,12 +80,9 @@ class WantedSlot:
     edit_priority: Priority = Priority.TABLE
     #: The slot stays the chat's last message: a line posted below it moves it down.
     stays_last: bool = False
-    #: What its former message becomes when a new one replaces it: this view (a record of
-    #: what it showed, without buttons), or None: it is deleted.
-    former: View | None = None
-    #: Its former message is kept when a new one replaces it (given ``former``, or left as it
-    #: is without: its buttons, if any, do not act on the game), and deleted with the others
-    #: kept when the place's messages are cleared (``Desired.clear_former``), in one request.
+    #: Its former message, when a new one replaces it and its buttons do not act on the game,
+    #: is left as it is, and deleted with the others kept when the place's messages are
+    #: cleared (``Desired.clear_former``), in one request; else it is deleted.
     keep_former: bool = False
 
 
@@ -112,6 +109,12 @@ class Desired:
     #: Only these slots are drawn (a change that can have changed nothing else, a card
     #: picked): the others are left as they are, none retired; no line is drawn.
     partial: bool = False
+    #: Slots left as they are for now, neither drawn nor retired (a player who watches the
+    #: game in the Mini App gets no hand edits and no turn message).
+    held: frozenset[str] = frozenset()
+    #: When the place is to be looked at again though nothing is left to show (ms; 0: never):
+    #: the earliest time a held slot stops being held.
+    again_ms: int = 0
 
 
 # --- shown -----------------------------------------------------------------------------------
@@ -177,14 +180,7 @@ class OfLine:
     seq: int
 
 
-@dataclass(frozen=True, slots=True)
-class OfFormer:
-    """A request that turns slot ``name``'s former message into its record."""
-
-    name: str
-
-
-Role = OfSlot | OfLine | OfFormer
+Role = OfSlot | OfLine
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +197,7 @@ class EditTo:
     chat: Chat
     message_id: int
     view: View
-    #: The slot's own message edited; a former message becoming a line, or its record.
+    #: The slot's own message edited, or a former message becoming a line.
     role: Role
 
 
@@ -265,7 +261,7 @@ def plan(desired: Desired, shown: Shown) -> list[Step]:
     steps.extend(sorted(edits, key=lambda step: step.priority))
     if desired.partial:
         return steps
-    steps.extend(_retire_unwanted(shown, wanted_names))
+    steps.extend(_retire_unwanted(shown, wanted_names | desired.held))
     if desired.clear_former:
         steps.extend(
             Step((Delete(chat, ids),), Priority.LATER, chat)
@@ -303,19 +299,18 @@ def _move(
     chat: Chat, log: str, lines: list[WantedLine], anew: list[WantedSlot], shown: Shown
 ) -> Step:
     """One chat's lines and the slots posted anew below them. Each former message is retired
-    first (so two messages never carry a slot's buttons): the first former message that is
-    to be deleted becomes the first line instead (one request saved)."""
+    first (so two messages never carry a slot's buttons): a former message of a slot
+    kept last (the table) becomes the first line instead of being deleted (one request saved)."""
     requests: list[Request] = []
     rest = list(lines)
     for slot in anew:
         current = shown.slots.get(slot.name)
         if current is None or _left_as_it_is(slot, current):
             continue
-        if slot.former is None and rest:
+        if rest and slot.stays_last:
+            # Kept below every line posted, it is where the next line goes.
             line = rest.pop(0)
             requests.append(EditTo(chat, current.message_id, line.view, OfLine(log, line.seq)))
-        elif slot.former is not None:
-            requests.append(EditTo(chat, current.message_id, slot.former, OfFormer(slot.name)))
         else:
             requests.append(Delete(chat, (current.message_id,)))
     requests.extend(Send(chat, line.view, silent=True, role=OfLine(log, line.seq)) for line in rest)
@@ -441,7 +436,7 @@ def confirmed(shown: Shown, desired: Desired, request: Request, answer: int | No
         assert answer is not None and answer != GONE
         return _sent(shown, desired, request, answer)
     if isinstance(request, EditTo):
-        return _edited(shown, desired, request, answer)
+        return _edited(shown, request, answer)
     gone = set(request.message_ids)
     slots = {
         name: slot
@@ -484,19 +479,9 @@ def _sent(shown: Shown, desired: Desired, request: Send, message_id: int) -> Sho
     return replace(shown, slots=slots, last_line=last_line, kept=kept)
 
 
-def _edited(shown: Shown, desired: Desired, request: EditTo, answer: int | None) -> Shown:
+def _edited(shown: Shown, request: EditTo, answer: int | None) -> Shown:
     slots = dict(shown.slots)
-    last_line = dict(shown.last_line)
-    kept = dict(shown.kept)
     role = request.role
-    owner = next(
-        (
-            name
-            for name, slot in slots.items()
-            if slot.chat == request.chat and slot.message_id == request.message_id
-        ),
-        None,
-    )
     if isinstance(role, OfSlot):
         if answer == GONE:
             slots.pop(role.name, None)
@@ -505,22 +490,17 @@ def _edited(shown: Shown, desired: Desired, request: EditTo, answer: int | None)
                 slots[role.name], digest=digest(request.view), acts=acts(request.view)
             )
         return replace(shown, slots=slots)
-    if owner is not None:
-        slots.pop(owner)
-    if isinstance(role, OfLine):
-        # A former message that was gone did not become the line: it is posted on its own.
-        if answer != GONE:
-            last_line[request.chat] = (role.log, role.seq)
-    elif answer != GONE and _keeps_former(desired, role.name):
-        kept[request.chat] = (*kept.get(request.chat, ()), request.message_id)
-    return replace(shown, slots=slots, last_line=last_line, kept=kept)
+    # A former message became the line: it is no longer its slot's.
+    for name, slot in shown.slots.items():
+        if slot.chat == request.chat and slot.message_id == request.message_id:
+            del slots[name]
+    if answer == GONE:
+        # It was gone, and did not become the line: the line is posted on its own.
+        return replace(shown, slots=slots)
+    last_line = {**shown.last_line, request.chat: (role.log, role.seq)}
+    return replace(shown, slots=slots, last_line=last_line)
 
 
 def _left_as_it_is(slot: WantedSlot, current: ShownSlot | None) -> bool:
-    """A former message kept without a record of its own: left as it is (no request), when
-    its buttons do not act on the game."""
-    return slot.keep_former and slot.former is None and current is not None and not current.acts
-
-
-def _keeps_former(desired: Desired, name: str) -> bool:
-    return any(slot.name == name and slot.keep_former for slot in desired.slots)
+    """A former message left as it is (no request): its buttons do not act on the game."""
+    return slot.keep_former and current is not None and not current.acts

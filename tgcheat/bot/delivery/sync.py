@@ -51,6 +51,7 @@ from tgcheat.bot.delivery.plan import (
     without_chat,
 )
 from tgcheat.bot.delivery.shown_codec import decode_shown, encode_shown
+from tgcheat.bot.delivery_lag import observe_lag
 from tgcheat.bot.sender import ChatFlooded, Edit, Sender, TopicGone, wall_clock_ms
 from tgcheat.engine.state import Phase
 from tgcheat.i18n import translator
@@ -58,6 +59,7 @@ from tgcheat.store.budget import GroupBucket, burst_of
 from tgcheat.store.games import Committed, GameStore
 from tgcheat.store.send_budget import Priority
 from tgcheat.store.shown import Lease, LeaseLost
+from tgcheat.table.computers import is_computer
 from tgcheat.table.place import Place
 from tgcheat.table.session import MessageIds, Session
 from tgcheat.table.standing import GameNews
@@ -217,8 +219,14 @@ class Delivery:
             shown = await self._counted(session, shown)
         game = session.game_id if session is not None else ""
         news = GameNews.decode(shown.news) if shown.counted == game else None
+        # A pick in the chat shows that person's hand there: they are looking at the chat.
+        watching = _watching(lease, self.clock()) if hand_of is None else {}
         wanted = self.desired(
-            session, lines_after=shown.posted_up_to(place, game), hand_of=hand_of, news=news
+            session,
+            lines_after=shown.posted_up_to(place, game),
+            hand_of=hand_of,
+            watching=watching,
+            news=news,
         )
         if not lease.shown and lease.legacy:
             shown = taken_over(lease.legacy, wanted, session)
@@ -231,7 +239,10 @@ class Delivery:
             shown = without_chat(shown, place)
         if reach is not None:
             shown = _reached(shown, reach)
-        return wanted, _Round(shown, started=shown)
+        done = _Round(shown, started=shown)
+        # Looked at again when a Mini App's report of a visible page runs out.
+        done.due_at(wanted.again_ms)
+        return wanted, done
 
     async def _show(
         self, place: Place, lease: Lease, wanted: Desired, done: _Round, answering: int | None
@@ -250,6 +261,7 @@ class Delivery:
                 ]
             steps = self._within_group_budget(place, steps, lease.bucket, now, done)
             steps = await self._within_bot_budget(steps, now, done)
+            observe_lag(lease.session, steps, now)
             if not steps:
                 break
             by_chat: dict[Chat, list[Step]] = {}
@@ -314,15 +326,17 @@ class Delivery:
         *,
         lines_after: int = 0,
         hand_of: int | None = None,
+        watching: Mapping[int, int] | None = None,
         news: GameNews | None = None,
     ) -> Desired:
         """What ``session`` should be shown by (nothing, without a session); lines up to
-        ``lines_after`` are posted already; ``hand_of``: only that person's hand; ``news``:
+        ``lines_after`` are posted already; ``hand_of``: only that person's hand;
+        ``watching``: whose Mini App shows the game now (their hands are held); ``news``:
         what counting its finished game brought."""
         if session is None:
             return Desired()
         drawing = Drawing(self.sender.bot.username, self.app_url, news)
-        return desired(session, drawing, lines_after, hand_of)
+        return desired(session, drawing, lines_after, hand_of, watching)
 
     def _within_group_budget(
         self, place: Place, steps: Sequence[Step], bucket: GroupBucket, now: int, done: _Round
@@ -436,22 +450,10 @@ class Delivery:
         state = session.game
         if state is None or session.against_computer:
             return
-        tr = translator(session.language)
-        names = views.joined(
-            tr,
-            (
-                views.name_html(player.name)
-                for player in state.players
-                if player.user_id in user_ids
-            ),
-        )
-        text = tr._(
-            "{names}: I can't send you your cards. Tap <b>🃏 My cards</b> on the "
-            "table and press <b>Start</b> in our private chat."
-        ).format(names=names)
+        view = views.unreachable_view(translator(session.language), state, user_ids)
         try:
             with self.sender.paid():
-                await self.sender.send(place, views.View(views.directed(tr, text)))
+                await self.sender.send(place, view)
         except (ChatFlooded, TelegramError) as error:
             log.info("chat %s: players unreachable, not told (%s)", place, error)
 
@@ -517,6 +519,16 @@ class Delivery:
     async def shown_ids(self, place: Place) -> MessageIds:
         """The ids of the messages that show the place now (the table, each hand)."""
         return message_ids(decode_shown(await self.store.shown.read(place)))
+
+
+def _watching(lease: Lease, now_ms: int) -> dict[int, int]:
+    """The players whose Mini App shows the place's live game now (their reports, read with
+    the lease, not run out), with when each report runs out."""
+    session = lease.session
+    state = session.live_game if session is not None else None
+    if state is None or all(is_computer(p.user_id) for p in state.players):
+        return {}
+    return {user: until for user, until in lease.watching.items() if until > now_ms}
 
 
 #: A request's answer when its chat cannot be written to.

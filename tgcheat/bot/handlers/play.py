@@ -103,7 +103,7 @@ class PlayHandlers:
         shell = self.shell
 
         def change(stored: Session | None) -> tuple[Session | None, None]:
-            session, game, seat, _ = table.pick(
+            session, game, _, selected = table.pick(
                 stored,
                 game_id=press.game_id,
                 user_id=tap.user_id,
@@ -112,8 +112,7 @@ class PlayHandlers:
                 rank=press.rank if press.op is Op.PICK else None,
             )
             # More cards than a button carries are refused here, before anything is stored.
-            tr = translator(session.language_of(tap.user_id))
-            views.hand_view(tr, session, game, seat, "", session.picked(tap.user_id))
+            views.check_selection_fits(session, game, selected)
             return session, None
 
         committed = await shell.store.transact(

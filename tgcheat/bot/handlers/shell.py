@@ -39,6 +39,7 @@ from tgcheat.bot.taps import Tap
 from tgcheat.engine.events import Event
 from tgcheat.engine.game import ActionRefused
 from tgcheat.i18n import N_, Translator, translator
+from tgcheat.metrics import note_refused
 from tgcheat.store.games import Committed, GameStore
 from tgcheat.table.computers import TableRandom
 from tgcheat.table.place import Place, Where
@@ -74,6 +75,16 @@ class Answer(Exception):
 #: Everything a handler may raise to turn a request down.
 REFUSALS = (SessionRefused, ActionRefused, Answer, SelectionTooLong)
 
+
+def refusal_reason(refusal: Exception) -> str:
+    """A refusal's reason as the metrics count it: a code of a bounded set."""
+    if isinstance(refusal, SessionRefused | ActionRefused):
+        return str(refusal.reason.value)
+    if isinstance(refusal, SelectionTooLong):
+        return "selection_too_long"
+    return "answer"
+
+
 SELECTION_TOO_LONG = N_(
     "You have picked as many cards as the buttons can hold: play them, or tap ✖️ Clear."
 )
@@ -105,7 +116,7 @@ class Asker:
 class Command:
     """A command message, as much of it as the handlers read."""
 
-    update_id: int
+    update_id: int | None
     asker: Asker
     chat_id: int
     in_group: bool
@@ -305,15 +316,17 @@ class Shell:
     async def refuse(self, asker: Asker, refusal: Exception) -> None:
         """The one refusal path: a pop-up for a press, a reply for a command, in the asker's
         language."""
+        if not isinstance(refusal, REFUSALS):
+            raise refusal
+        note_refused(refusal_reason(refusal))
         tr = await self.language_of(asker)
         if isinstance(refusal, Answer):
             text = tr._(refusal.message).format(**refusal.fields)
         elif isinstance(refusal, SelectionTooLong):
             text = tr._(SELECTION_TOO_LONG)
-        elif isinstance(refusal, SessionRefused | ActionRefused):
-            text = views.refusal_text(tr, refusal.reason)
         else:
-            raise refusal
+            assert isinstance(refusal, SessionRefused | ActionRefused)
+            text = views.refusal_text(tr, refusal.reason)
         if asker.query_id is not None:
             await self.sender.answer(asker.query_id, text)
         else:

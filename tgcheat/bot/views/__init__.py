@@ -33,7 +33,7 @@ from tgcheat.bot.views.base import (
     rules_name,
     title_html,
 )
-from tgcheat.bot.views.hand import hand_text, hand_view
+from tgcheat.bot.views.hand import check_selection_fits, hand_text, hand_view
 from tgcheat.bot.views.lobby import lobby_closed_view, lobby_view, ping_view
 from tgcheat.bot.views.profile import (
     global_board_view,
@@ -68,6 +68,7 @@ from tgcheat.bot.views.table import (
     scoreboard_lines,
     summary_lines,
     table_view,
+    unreachable_view,
 )
 
 __all__ = [
@@ -83,6 +84,7 @@ __all__ = [
     "View",
     "button",
     "card_label",
+    "check_selection_fits",
     "claim_line",
     "count_cards",
     "deep_link",
@@ -132,4 +134,5 @@ __all__ = [
     "telegram_length",
     "title_html",
     "top_view",
+    "unreachable_view",
 ]

@@ -206,6 +206,12 @@ def deep_link(bot_username: str, payload: str) -> str:
     return f"https://t.me/{bot_username}?start={payload}"
 
 
+def app_link(bot_username: str, where: Where) -> str:
+    """The bot's Mini App opened on this place's game from any chat (a ``startapp`` link; the
+    parameter cannot hold ":", so a topic's place is spelled with "_")."""
+    return f"https://t.me/{bot_username}?startapp={Place.of(where).key.replace(':', '_')}"
+
+
 def join_payload(where: Where) -> str:
     return f"j{_payload_place(where)}"
 

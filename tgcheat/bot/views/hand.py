@@ -118,6 +118,16 @@ def hand_view(
     return page(tr, "\n".join(lines), keyboard(rows) if rows else None)
 
 
+def check_selection_fits(session: Session, state: GameState, selected: Counter[Rank]) -> None:
+    """Raises ``SelectionTooLong`` when the buttons of a hand with ``selected`` picked would
+    not carry it: every button of the turn's keyboard spells the selection the same way and
+    adds at most one rank code, so one of them decides for all."""
+    selection = encode_selection(selected)
+    HandPress(
+        Op.PICK, session.chat_id, session.game_id, state.plays, selection, Rank.ACE, session.topic
+    ).encode()
+
+
 def open_cards_button(tr: Translator, app_url: str, session: Session) -> Button:
     """The Mini App on this game: the place rides in the page's address (a ``startapp``
     parameter's spelling, "_" for ":", so that one reader serves both ways in)."""

@@ -9,6 +9,7 @@ from tgcheat.bot.callbacks import ComputerPress, Op, TablePress
 from tgcheat.bot.views.base import (
     Button,
     View,
+    app_link,
     button,
     deep_link,
     join_payload,
@@ -26,7 +27,11 @@ from tgcheat.table.computers import Level, is_computer, level_of
 from tgcheat.table.session import Session
 
 
-def lobby_view(tr: Translator, session: Session, lobby: Lobby, bot_username: str) -> View:
+def lobby_view(
+    tr: Translator, session: Session, lobby: Lobby, bot_username: str, *, app: bool = False
+) -> View:
+    """The lobby; ``app``: the bot serves the Mini App (a button opens the game there, where
+    one may join too)."""
     rules = lobby.rules
     # Numbered as /kick <n> counts them before the deal.
     names = joined(
@@ -60,6 +65,9 @@ def lobby_view(tr: Translator, session: Session, lobby: Lobby, bot_username: str
             button(tr._("➕ Join"), url=deep_link(bot_username, join_payload(session.place))),
             button(tr._("🚪 Leave"), callback_data=leave.encode()),
         ],
+        [button(tr._("📱 Table in the app"), url=app_link(bot_username, session.place))]
+        if app
+        else [],
         *_computer_rows(tr, session, lobby),
         [
             button(tr._("▶️ Start"), callback_data=press.encode()),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Collection
 
 from tgcheat.bot.callbacks import ClaimPress, Op, TablePress
 from tgcheat.bot.texts import claim_phrase, rank_plural
@@ -10,6 +11,7 @@ from tgcheat.bot.views.base import (
     Button,
     Keyboard,
     View,
+    app_link,
     button,
     card_label,
     claim_line,
@@ -47,9 +49,12 @@ def table_view(
     bot_username: str,
     now_ms: int | None = None,
     news: GameNews | None = None,
+    *,
+    app: bool = False,
 ) -> View:
     """The table in the group; ``now_ms`` (when it is being published) shows the time left
-    to answer last cards; ``news``: what counting the finished game brought."""
+    to answer last cards; ``news``: what counting the finished game brought; ``app``: the bot
+    serves the Mini App (a button opens this game there)."""
     if state.phase is Phase.FINISHED and state.result is not None:
         return final_table_view(tr, session, state, state.result, news)
     lines = [tr._("🃏 <b>Cheat</b> · pile: {pile}").format(pile=count_cards(tr, len(state.pile)))]
@@ -101,7 +106,7 @@ def table_view(
                 )
             )
         lines.append(_turn_line(tr, state))
-    return page(tr, "\n".join(lines), _table_keyboard(tr, session, state, bot_username))
+    return page(tr, "\n".join(lines), _table_keyboard(tr, session, state, bot_username, app))
 
 
 def _turn_marker(tr: Translator) -> str:
@@ -146,7 +151,7 @@ def _turn_line(tr: Translator, state: GameState) -> str:
 
 
 def _table_keyboard(
-    tr: Translator, session: Session, state: GameState, bot_username: str
+    tr: Translator, session: Session, state: GameState, bot_username: str, app: bool = False
 ) -> Keyboard | None:
     if state.phase is Phase.FINISHED:
         return None
@@ -171,8 +176,16 @@ def _table_keyboard(
     if not session.against_computer:
         # In a game against the computer the hand is in the same chat, just below.
         link = deep_link(bot_username, hand_payload(session.place))
-        rows.append([button(tr._("🃏 My cards"), url=link)])
+        row = [button(tr._("🃏 My cards"), url=link)]
+        if app:
+            row.append(app_button(tr, bot_username, session))
+        rows.append(row)
     return keyboard(rows)
+
+
+def app_button(tr: Translator, bot_username: str, session: Session) -> Button:
+    """Opens the Mini App on this game, from the group: to play there, or to watch."""
+    return button(tr._("📱 Table in the app"), url=app_link(bot_username, session.place))
 
 
 def reveal_view(tr: Translator, state: GameState, event: ChallengeResolved) -> View:
@@ -193,6 +206,18 @@ def reveal_view(tr: Translator, state: GameState, event: ChallengeResolved) -> V
         ).format(name=name_html(state.players[event.taker].name), count=event.taken),
     ]
     return page(tr, "\n".join(lines))
+
+
+def unreachable_view(tr: Translator, state: GameState, user_ids: Collection[int]) -> View:
+    """The group told which players the bot cannot send their cards to."""
+    names = joined(
+        tr, (name_html(player.name) for player in state.players if player.user_id in user_ids)
+    )
+    text = tr._(
+        "{names}: I can't send you your cards. Tap <b>🃏 My cards</b> on the "
+        "table and press <b>Start</b> in our private chat."
+    ).format(names=names)
+    return View(directed(tr, text))
 
 
 def passed_view(tr: Translator, state: GameState, event: Passed) -> str:
