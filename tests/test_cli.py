@@ -66,7 +66,7 @@ FAKE_BOT_APP = """
 from telegram import Update
 from telegram.ext import ApplicationBuilder, TypeHandler
 
-ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]
+ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member", "inline_query"]
 
 
 def build_application(config, redis, *, request=None):
@@ -428,6 +428,7 @@ def test_set_webhook(tmp_path: Path, api: FakeBotApi) -> None:
         "message",
         "callback_query",
         "my_chat_member",
+        "inline_query",
     ]
 
 
@@ -467,6 +468,7 @@ def _update_kinds_handled_by_the_real_bot() -> set[str]:
         CallbackQueryHandler,
         ChatMemberHandler,
         CommandHandler,
+        InlineQueryHandler,
         MessageHandler,
     )
 
@@ -487,6 +489,9 @@ def _update_kinds_handled_by_the_real_bot() -> set[str]:
     for handler in handlers:
         if isinstance(handler, CallbackQueryHandler):
             handled.add("callback_query")
+        elif isinstance(handler, InlineQueryHandler):
+            # Cards shared through inline mode (@bot in any chat, a share button).
+            handled.add("inline_query")
         elif isinstance(handler, ChatMemberHandler):
             handled |= member_kinds[handler.chat_member_types]
         elif isinstance(handler, (CommandHandler, MessageHandler)):
@@ -637,7 +642,7 @@ def test_poll_removes_the_webhook_polls_and_stops_on_ctrl_c(
     methods = api.methods()
     assert methods.index("deleteWebhook") < methods.index("getUpdates")
     allowed = json.loads(api.params("getUpdates")["allowed_updates"])
-    assert allowed == ["message", "callback_query", "my_chat_member"]
+    assert allowed == ["message", "callback_query", "my_chat_member", "inline_query"]
 
 
 @needs_bot_app

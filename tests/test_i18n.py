@@ -212,9 +212,17 @@ def test_catalog_has_every_template_message_translated(lang: str) -> None:
 
 #: Msgids a language may keep as they are: words it writes like English.
 SAME_AS_ENGLISH: dict[str, set[str]] = {
-    "fr": {"Jokers", "jokers", "Match"},
-    "nl": {"Jokers", "jokers"},
+    "fr": {"Jokers", "jokers", "Match", "Marathon", "Champion", "Bronze"},
+    "nl": {
+        "Jokers",
+        "jokers",
+        "Comeback",
+        "Marathon",
+    },
     "es": {"normal"},
+    "de": {"Comeback", "Marathon", "Paranoid", "Veteran", "Champion", "Gold", "Bronze"},
+    "id": {"Paranoid", "Veteran", "Platinum"},
+    "pt_BR": {"Bronze"},
 }
 _FIELD = re.compile(r"\{[^{}]*\}|<[^>]+>|/[a-z_]+")
 

@@ -30,6 +30,7 @@ from babel.messages.pofile import read_po
 from tests.engine.helpers import cards, state_with
 from tests.support.fake_telegram import check_telegram_html
 from tgcheat.bot import views
+from tgcheat.bot.views.profile import ACHIEVEMENTS
 from tgcheat.engine.actions import (
     Accept,
     Challenge,
@@ -59,19 +60,22 @@ from tgcheat.engine.rules import (
 from tgcheat.engine.state import EndReason, GameState, Phase, Result, evolve
 from tgcheat.i18n import LOCALES_DIR, Translator, available_languages, translator
 from tgcheat.table.chronicle import GameTally, Notice, NoticeKind, SeatTally
+from tgcheat.table.rating import Skill
 from tgcheat.table.refusals import SessionRefusal
 from tgcheat.table.session import Session
+from tgcheat.table.standing import GameNews, PersonNews, Profile
 from tgcheat.table.stats import Row
 from tgcheat.table.story import AsideEntry, AsideKind, PlayEntry, Story
 
 LANGUAGES = [lang for lang in available_languages() if lang != "en"]
 #: Words a language writes like English, by nature (loanwords, the same noun).
 IDENTICAL: dict[str, set[str]] = {
-    "fr": {"Jokers", "jokers", "Match", "Bluffs", "revolver"},
-    "nl": {"Jokers", "jokers", "Bluffs", "Start", "revolver"},
-    "id": {"revolver"},
-    "de": {"Bluffs"},
+    "fr": {"Jokers", "jokers", "Match", "Bluffs", "revolver", "Marathon", "Champion", "Bronze"},
+    "nl": {"Jokers", "jokers", "Bluffs", "Start", "revolver", "Comeback", "Marathon"},
+    "de": {"Bluffs", "Comeback", "Marathon", "Paranoid", "Veteran", "Champion", "Gold", "Bronze"},
     "es": {"normal"},
+    "id": {"Paranoid", "Veteran", "Platinum", "revolver"},
+    "pt_BR": {"Bronze"},
 }
 BOT = "tgcheat_bot"
 CHAT = -1001234567890
@@ -446,6 +450,32 @@ def rendered(tr: Translator) -> Iterator[Shown]:
         yield f"notice {kind}", views.notice_line(tr, played, notice), ()
         yield _view(f"hand, notice {kind}", views.hand_view(tr, noticed, played, 1, TITLE))
     yield _view("hand, finished, own result", views.hand_view(tr, told, done, 0, TITLE))
+    # What counting the game brought: every achievement at once, a rating up and one down, a
+    # season turned.
+    everything = tuple(ACHIEVEMENTS)
+    people = tuple(
+        PersonNews(player.user_id, 1000, 1000 + 37 * (1 - 2 * seat), everything)
+        for seat, player in enumerate(done.players)
+    )
+    news = GameNews(people, 202612, ((NAMES[0], 1650), (NAMES[3], 1420)))
+    yield _view("final table, news", views.final_table_view(tr, told, done, done.result, news))
+    for seat in (0, 1):
+        hand = views.hand_view(tr, told, done, seat, TITLE, news=people[seat])
+        yield _view(f"hand, finished, news {seat}", hand)
+    for profile in profiles():
+        for private in (True, False):
+            shown = views.profile_view(
+                tr, profile, NAMES[0], in_private=private, user_id=100, app_url=app
+            )
+            yield _view(f"profile {profile is not None} {private}", shown)
+        if profile is not None:
+            yield "profile card", views.profile_card(tr, profile), ()
+            yield "result card", views.result_card(tr, profile) or "", ()
+    top = [(NAMES[0], 1650), (NAMES[3], 1420)]
+    for board in (top, []):
+        yield _view(f"global board {len(board)}", views.global_board_view(tr, 202612, board, top))
+        lines = views.group_board_lines(tr, 202612, board, top)
+        yield _view(f"top with ratings {len(board)}", views.top_view(tr, TITLE, table_rows, lines))
     capped = dataclasses.replace(played, plays=300)
     for what, result in {
         "move cap win": Result(EndReason.MOVE_CAP, 1, ((1, 1), (0, 2), (2, 2), (3, 3))),
@@ -476,6 +506,23 @@ def rendered(tr: Translator) -> Iterator[Shown]:
         yield _view(f"languages, group={group}", views.language_view(tr, CHAT, "ru", group))
 
 
+def profiles() -> list[Profile | None]:
+    """No profile; one of a newcomer not yet rated; the winner of a last game, hidden from the
+    global board; one placed second; one whose last game gave no place."""
+    row = Row(games=12, wins=5, best_streak=3)
+    last = PersonNews(100, 1210, 1234, ("pk", "ee"))
+    rated = Profile(
+        NAMES[0], row, Skill(31.0, 3.0, 202612), ("g1", "pk", "ee"), 3, False, last, 1, 4
+    )
+    return [
+        None,
+        Profile(NAMES[0], Row(computer_games=1), None, ("g1",), None, False),
+        dataclasses.replace(rated, hidden=True),
+        dataclasses.replace(rated, last_place=2),
+        dataclasses.replace(rated, last_place=0, last=PersonNews(100, 1234, 1234)),
+    ]
+
+
 def every_story() -> Story:
     """A story with every kind of line: true and false plays, called or not, by the clock,
     last cards; every pass and leaving; moves folded."""
@@ -494,6 +541,11 @@ def every_story() -> Story:
 #: The view functions the test renders; a new one must be added to ``rendered`` (and here).
 COVERED = {
     "story_view",
+    "profile_view",
+    "profile_card",
+    "result_card",
+    "global_board_view",
+    "group_board_lines",
     "lobby_view",
     "lobby_closed_view",
     "ping_view",

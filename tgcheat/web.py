@@ -300,6 +300,7 @@ _UPDATE = _Object(
         "callback_query": _Object({"id": str, "from": _USER}, {"data": str, "message": _MESSAGE}),
         "my_chat_member": _MEMBER_UPDATED,
         "chat_member": _MEMBER_UPDATED,
+        "inline_query": _Object({"id": str, "from": _USER, "query": str}, {}),
     },
 )
 

@@ -132,9 +132,7 @@ def test_desired_is_drawn_from_the_session_alone() -> None:
     assert {role.seq for role in roles} == {seq for seq, _ in told.lines}
 
 
-def test_a_player_watching_in_the_mini_app_gets_no_hand_request_until_the_report_runs_out() -> (
-    None
-):
+def test_a_player_watching_in_the_mini_app_gets_no_hand_request_until_the_report_runs_out() -> None:
     """The hand of a player whose Mini App is visible is held: neither edited nor posted anew
     (their turn), nor retired; the place is looked at again when the report runs out, and
     then the turn's message goes out as it would have."""

@@ -14,6 +14,7 @@ from tests.support.updates import User
 from tgcheat.bot.callbacks import Op
 from tgcheat.bot.delivery.desired import TABLE, Drawing, desired
 from tgcheat.engine.state import Phase
+from tgcheat.table.stats import game_record
 
 PLAYERS = [User(41, "Ann"), User(42, "Bob"), User(43, "Cleo")]
 
@@ -38,7 +39,11 @@ async def test_the_stored_log_names_every_line_the_group_was_shown(bot: BotHarne
     assert final.phase is Phase.FINISHED
     session, _ = await bot.store.load(GROUP_ID)
     assert session is not None and session.told.count >= 1
-    wanted = desired(session, Drawing(bot_username=bot.fake.bot_sender["username"]))
+    # Counted already: counting again answers the news the result shows (its achievements).
+    record = game_record(session)
+    assert record is not None
+    news = await bot.store.stats.count(record)
+    wanted = desired(session, Drawing(bot.fake.bot_sender["username"], news=news))
     group = [message.seen_text for message in bot.fake.visible_messages(GROUP_ID)]
     drawn = [_plain(line.view.text) for line in wanted.lines]
     assert drawn, "the game had a reveal"

@@ -142,6 +142,12 @@ async def test_a_full_four_player_game(bot: BotHarness) -> None:
     ]
     for user in PLAYERS:
         hand = bot.fake.last_message(user.id)
-        assert not hand.buttons
+        # Only the card to share (inline mode, into a chat the player picks).
+        assert [b["text"] for b in hand.buttons] == ["📣 Share"]
+        assert hand.buttons[0]["switch_inline_query_chosen_chat"]["query"] == "result"
         own = "You won!" if user == winner else "The game is over. Your place:"
         assert own in (hand.plain_text or "")
+        # A game of four people is rated: each sees their rating's change, once.
+        assert "📈 Rating: " in (hand.plain_text or "")
+    print(bot.fake.last_message(PLAYERS[0].id).plain_text)
+    print(final_table.seen_text)

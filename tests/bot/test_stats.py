@@ -30,6 +30,7 @@ from tgcheat.store.scripts import LEASE_MS
 from tgcheat.table import transitions as table
 from tgcheat.table.commands import Believe
 from tgcheat.table.computers import is_computer
+from tgcheat.table.rating import season_of
 from tgcheat.table.stats import Row
 
 ANN, BOB, CAROL = User(1, "Ann"), User(2, "Bob"), User(3, "Carol")
@@ -284,7 +285,8 @@ async def test_a_game_with_computer_players_counts_apart_and_in_no_groups_table(
 async def test_forgetme_leaves_nothing_of_the_person_but_what_the_readme_lists(
     bot: BotHarness, redis: Redis
 ) -> None:
-    """After a group game, a game against the computer, a language and a sign-up, /forgetme:
+    """After a rated group game, a game against the computer, a language, a sign-up, his
+    profile and a card shared, /forgetme:
     no key of Redis names the person or holds their id, but the group's finished game (its
     seats, until the group's next game replaces it) and the hour-long mark of the wish."""
     boris = User(987654321, "Boris")
@@ -296,6 +298,13 @@ async def test_forgetme_leaves_nothing_of_the_person_but_what_the_readme_lists(
     await bot.command(boris, "/notify")
     await bot.store.settings.save_group_rules(boris.id, Rules(max_players=4))
     await bot.command(boris, "/play", private(boris))
+    # His rated game put him on the rating boards (the group's and the global ones), and his
+    # achievements and rating in his hash; he looks at his profile and shares it.
+    season = season_of(bot.shell.clock())
+    for chat in (GROUP_ID, None):
+        assert "Boris" in [name for name, _ in await bot.store.stats.board(chat, season)]
+    await bot.command(boris, "/profile", private(boris))
+    await bot.feed(bot.updates.inline_query(boris, "profile"))
     await bot.command(boris, "/forgetme", private(boris))
     await bot.press(boris, boris.id, has_op(Op.FORGET))
     mark = bot.store.keys.person_stats(boris.id)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from redis.asyncio import Redis
+import pytest
+from redis.asyncio import Redis, RedisCluster
 
 from tests.store.helpers import CHAT
+from tests.store.roundtrips import counting_round_trips
 from tgcheat.store.games import GameStore
 from tgcheat.store.stats import game_mark
 from tgcheat.table.stats import GameRecord, Line, Outcome, Row
@@ -42,15 +44,18 @@ async def test_two_processes_that_both_pass_the_chats_step_count_each_person_onc
     first, second = GameStore(redis), GameStore(redis)
     record = _record()
     mark, chat_key = game_mark(record.key), second.keys.chat_stats(CHAT)
-    assert await second.stats._chat_step(record, mark, chat_key)
-    assert await first.stats.count(record)
-    answers = await second.stats._people_and_done(record, mark, chat_key, str(CHAT))
+    went_on, _ = (await second.stats._first_trip(record, mark, chat_key))[0]
+    assert went_on == 1
+    counted = await first.stats.count(record)
+    assert counted is not None
+    answers = await second.stats._second_trip(record, mark, str(CHAT), [None, None], [(), ()])
     assert await first.stats.person(ANN) == ANN_ONCE
     assert await first.stats.person(BOB) == BOB_ONCE
-    assert answers[:2] == [b"dup", b"dup"]
+    assert [answer[0] for answer in answers] == [b"dup", b"dup"]
     assert await second.stats.group(CHAT) == {ANN: ("Ann", ANN_ONCE), BOB: ("Bob", BOB_ONCE)}
-    # A later try stops at the chat's step.
-    assert not await second.stats.count(record)
+    # A later try stops at the chat's step, with the first's news (here none: not rated,
+    # nothing earned).
+    assert await second.stats.count(record) is None
     assert await second.stats.person(ANN) == ANN_ONCE
 
 
@@ -59,7 +64,8 @@ async def test_a_count_interrupted_between_its_steps_is_completed_once(redis: Re
     next try adds the people and not the group's rows again."""
     dying, next_try = GameStore(redis), GameStore(redis)
     record = _record()
-    assert await dying.stats._chat_step(record, game_mark(record.key), dying.keys.chat_stats(CHAT))
+    chat_key = dying.keys.chat_stats(CHAT)
+    assert (await dying.stats._first_trip(record, game_mark(record.key), chat_key))[0][0] == 1
     assert await next_try.stats.person(ANN) is None
     assert await next_try.stats.count(record)
     assert await next_try.stats.person(ANN) == ANN_ONCE
@@ -90,3 +96,39 @@ async def test_a_game_counted_after_its_player_asked_to_be_forgotten_skips_them(
     # Her groups are listed again: a second /forgetme finds her row.
     await store.stats.forget_person(ANN, ended + 20)
     assert ANN not in await store.stats.group(CHAT)
+
+
+async def test_a_rated_game_costs_three_round_trips_to_count_and_one_again(
+    redis: Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Statistics, ratings, boards and achievements together: three round trips (the chat's
+    step with the ratings read, the people's steps, the chat's mark with the boards); a second
+    try stops at the first, with the game's news."""
+    store = GameStore(redis)
+    await store.stats.count(_rated("warm-up"))  # the scripts loaded
+    # On a cluster each step is one send to each master holding its keys, all at once.
+    steps = 3 if not isinstance(redis, RedisCluster) else 3 * 3 + 1
+    with counting_round_trips(monkeypatch) as trips:
+        news = await store.stats.count(_rated("g1"))
+        assert trips.take() <= steps
+        again = await store.stats.count(_rated("g1"))
+        assert trips.take() <= (1 if not isinstance(redis, RedisCluster) else 3 + 1)
+    assert news is not None and again == news
+    ann = news.of(ANN)
+    assert ann is not None and ann.after > ann.before
+
+
+def _rated(game: str) -> GameRecord:
+    """A group's game of three people, won by Ann, in December 2026."""
+    people = ((ANN, "Ann"), (BOB, "Bob"), (13, "Cleo"))
+    lines = tuple(
+        Line(
+            user,
+            name,
+            Row(games=1, wins=int(place == 1), plays=3),
+            Outcome.WON if place == 1 else Outcome.LOST,
+            place,
+        )
+        for place, (user, name) in enumerate(people, start=1)
+    )
+    return GameRecord(f"{CHAT}:{game}", CHAT, True, False, lines, 1_797_336_000_000)

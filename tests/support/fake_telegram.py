@@ -1185,6 +1185,9 @@ class FakeTelegram(BaseRequest):
         self.kicked_from: set[int] = set()  # groups that removed the bot
         self.migrated: dict[int, int] = {}  # group id -> supergroup id
         self.callback_answers: dict[str, JsonDict] = {}
+        #: Inline queries answered, and the inline messages prepared for the Mini App to share.
+        self.inline_answers: dict[str, JsonDict] = {}
+        self.prepared_messages: dict[str, JsonDict] = {}
         self.commands: dict[tuple[str, str], list[JsonDict]] = {}
         self.menu_buttons: dict[int | None, JsonDict] = {}
         self.webhook_url = ""
@@ -1921,6 +1924,18 @@ class FakeTelegram(BaseRequest):
             )
         self.callback_answers[query_id] = dict(params)
         return True
+
+    def _api_answerinlinequery(self, params: JsonDict) -> Any:
+        query_id = str(params["inline_query_id"])
+        if query_id in self.inline_answers:
+            raise ApiError(400, "Bad Request: query is too old and response timeout expired")
+        self.inline_answers[query_id] = dict(params)
+        return True
+
+    def _api_savepreparedinlinemessage(self, params: JsonDict) -> Any:
+        prepared_id = f"prepared{len(self.prepared_messages) + 1}"
+        self.prepared_messages[prepared_id] = dict(params)
+        return {"id": prepared_id, "expiration_date": int(self.clock()) + 86_400}
 
     def _api_getchatmember(self, params: JsonDict) -> Any:
         chat_id, user_id = params["chat_id"], params["user_id"]

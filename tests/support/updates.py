@@ -388,6 +388,20 @@ class UpdateFactory:
                 self.fake.note_member(chat_id, user.id)
         return self.update(callback_query=query)
 
+    def inline_query(self, user: User, query: str = "", chat_type: str = "private") -> JsonDict:
+        """An inline query: ``user`` typed the bot's name and ``query`` in a chat of
+        ``chat_type`` (or a share button did it for them)."""
+        if self.fake is not None:
+            self.fake.register_user(user.to_dict())
+        inline: JsonDict = {
+            "id": str(5_000_000_000_000_000 + next(self._callback_ids)),
+            "from": user.to_dict(),
+            "query": query,
+            "offset": "",
+            "chat_type": chat_type,
+        }
+        return self.update(inline_query=inline)
+
     def press(
         self,
         fake: FakeTelegram,

@@ -3,6 +3,7 @@ and actions through the same table transition and compare-and-set as a button pr
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 
 from redis.asyncio import Redis
@@ -11,6 +12,7 @@ from tests.bot.webhook import served
 from tests.support.updates import User
 from tests.webapp.support import act, auth, get_state, init_data
 from tgcheat.engine.cards import count_by_rank
+from tgcheat.table.stats import GameRecord, Line, Outcome, Row
 
 GROUP = -100777
 ANN, BOB, CLEO = User(21, "Ann"), User(22, "Bob"), User(23, "Cleo")
@@ -187,3 +189,47 @@ async def test_a_forged_init_data_without_a_game_named_gets_401_and_changes_noth
             response = await bot.client.get(path, params={"place": ""}, headers=auth(forged))
             assert response.status_code == 401
         assert (await bot.game(GROUP)) == state
+
+
+async def test_the_profile_page_and_its_card_to_share(redis: Redis) -> None:
+    """The profile page reads /profile's figures for whoever the initData names; its share
+    button has Telegram keep a card for that person (savePreparedInlineMessage, checked against
+    the Bot API) and gets its id for shareMessage. A forged initData gets 401 and nothing."""
+    async with served(redis) as bot:
+        newcomer = await bot.client.get("/app/api/profile", headers=auth(init_data(CLEO)))
+        assert newcomer.status_code == 200
+        assert newcomer.json()["lines"] == ["No games counted yet."]
+        assert newcomer.json()["share"] == ""
+        await bot.store.stats.count(_rated_game())
+        page = (await bot.client.get("/app/api/profile", headers=auth(init_data(ANN)))).json()
+        assert page["title"] == "👤 Ann"
+        assert page["lines"][0].startswith("📈 Rating: ")
+        assert "Achievements: 1 of 27" in " ".join(page["lines"])
+        shared = await bot.client.post("/app/api/share", headers=auth(init_data(ANN)))
+        assert shared.status_code == 200, shared.text
+        prepared = bot.fake.prepared_messages[shared.json()["id"]]
+        assert prepared["user_id"] == ANN.id
+        text = prepared["result"]["input_message_content"]["message_text"]
+        assert "plays Cheat" in text and "📈 Rating: " in text
+        forged = init_data(ANN).replace("Ann", "Anx")
+        for path, method in (("/app/api/profile", "GET"), ("/app/api/share", "POST")):
+            response = await bot.client.request(method, path, headers=auth(forged))
+            assert response.status_code == 401
+        assert len(bot.fake.prepared_messages) == 1
+
+
+def _rated_game() -> GameRecord:
+    """A game of three people in a group, won by Ann (her first game: "First game")."""
+    lines = tuple(
+        Line(
+            user.id,
+            user.first_name,
+            Row(games=1, wins=int(place == 1), plays=3),
+            Outcome.WON if place == 1 else Outcome.LOST,
+            place,
+            ("g1",),
+        )
+        for place, user in enumerate(PLAYERS, start=1)
+    )
+    ended = int(time.time() * 1000)
+    return GameRecord(f"{GROUP}:r1", GROUP, True, False, lines, ended)

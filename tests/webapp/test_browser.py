@@ -36,6 +36,7 @@ from tests.webapp.support import init_data
 from tgcheat.bot.app import CheatApplication, build_application
 from tgcheat.engine.rules import Rules
 from tgcheat.store.games import GROUP_MESSAGES_PER_MINUTE, GameStore
+from tgcheat.table.stats import GameRecord, Line, Outcome, Row
 from tgcheat.web import create_web_app
 
 CHROMIUM = os.environ.get("TGCHEAT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -452,3 +453,36 @@ async def test_joining_from_the_group_link_without_having_started_the_bot(redis:
         assert any(
             c.method == "sendMessage" and c.params.get("chat_id") == FAY.id for c in bot.fake.calls
         ), "the joined player was not told in private"
+
+
+async def test_the_profile_page_shares_a_prepared_card(redis: Redis) -> None:
+    """The Mini App's profile page (/profile's 👤 Open profile) shows the person's figures; its
+    📣 Share has the server prepare a card (savePreparedInlineMessage) and hands its id to
+    Telegram as shareMessage does (the web_app_send_prepared_message event)."""
+    async with live_server(redis) as (bot, base), chromium() as browser:
+        lines = tuple(
+            Line(
+                user.id,
+                user.first_name,
+                Row(games=1, wins=int(place == 1), plays=3),
+                Outcome.WON if place == 1 else Outcome.LOST,
+                place,
+                ("g1",),
+            )
+            for place, user in enumerate((ANN, BOB, CLEO), start=1)
+        )
+        ended = int(time.time() * 1000)
+        await bot.store.stats.count(GameRecord(f"{GROUP}:p1", GROUP, True, False, lines, ended))
+        url = app_url(base, init_data(ANN), place=None).replace("/app#", "/app?v=profile#")
+        page = await open_app(browser, url, telegram=True)
+        await page.wait_for_selector("#seats.profile li")
+        assert await page.locator("#head").inner_text() == "👤 Ann"
+        figures = await page.locator("#seats").inner_text()
+        assert "📈 Rating: " in figures and "Achievements: 1 of 27" in figures
+        await shot(page, "profile")
+        await page.locator("#status button").click()
+        await page.wait_for_function(
+            "window.__events.some((e) => e[0] === 'web_app_send_prepared_message')"
+        )
+        (shared,) = await events(page, "web_app_send_prepared_message")
+        assert shared["id"] in bot.fake.prepared_messages

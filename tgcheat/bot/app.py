@@ -52,7 +52,7 @@ CLOCK_STOP_WAIT_S = 0.5
 
 #: The updates the bot asks Telegram for (setWebhook / getUpdates): those its handlers handle,
 #: no more (a player leaving the group arrives as a message, `left_chat_member`).
-ALLOWED_UPDATES: list[str] = ["message", "callback_query", "my_chat_member"]
+ALLOWED_UPDATES: list[str] = ["message", "callback_query", "my_chat_member", "inline_query"]
 
 GROUP_COMMANDS = (
     ("new", N_("Open a new game of Cheat")),
@@ -64,6 +64,7 @@ GROUP_COMMANDS = (
     ("notify", N_("Get a private message when the next game opens")),
     ("stats", N_("Your statistics in this group, and its best")),
     ("top", N_("This group's best players")),
+    ("profile", N_("Your rating, achievements and profile")),
     ("rules", N_("The rules in force")),
     ("language", N_("The language of this group's games (admins only)")),
     ("help", N_("How to play")),
@@ -75,6 +76,8 @@ PRIVATE_COMMANDS = (
     ("rules", N_("The rules in force")),
     ("language", N_("The language of your messages")),
     ("stats", N_("Your statistics across groups")),
+    ("profile", N_("Your rating, achievements and profile")),
+    ("top", N_("The best players across groups")),
     ("forgetme", N_("Delete your statistics and settings")),
 )
 

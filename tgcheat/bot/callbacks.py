@@ -63,6 +63,7 @@ class Op(enum.StrEnum):
     REMOVE_COMPUTER = "d"
     FORGET = "f"
     STORY = "h"
+    GLOBAL_BOARD = "z"
 
 
 TABLE_OPS = frozenset(
@@ -354,6 +355,22 @@ class ForgetPress:
         return _checked(f"{Op.FORGET}:{self.user_id}:me:0")
 
 
+@dataclass(frozen=True, slots=True)
+class BoardPress:
+    """/profile's setting: ``user_id`` on the global boards (``hidden`` False) or off them
+    (only they may: pressed in their private chat, checked against the presser)."""
+
+    user_id: int
+    hidden: bool
+
+    @property
+    def op(self) -> Op:
+        return Op.GLOBAL_BOARD
+
+    def encode(self) -> str:
+        return _checked(f"{Op.GLOBAL_BOARD}:{self.user_id}:{'hide' if self.hidden else 'show'}:0")
+
+
 Press = (
     TablePress
     | ClaimPress
@@ -363,6 +380,7 @@ Press = (
     | LanguagePress
     | ComputerPress
     | ForgetPress
+    | BoardPress
 )
 
 
@@ -395,6 +413,10 @@ def parse(data: str | None) -> Press:
         if key != "me" or number != 0 or topic is not None:
             raise BadCallback("not a /forgetme confirmation")
         return ForgetPress(chat_id)
+    if op is Op.GLOBAL_BOARD:
+        if key not in ("hide", "show") or number != 0 or topic is not None:
+            raise BadCallback("not a board setting")
+        return BoardPress(chat_id, key == "hide")
     if op in TABLE_OPS:
         return TablePress(op, chat_id, key, topic)
     if op in CLAIM_OPS:

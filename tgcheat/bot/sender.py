@@ -368,6 +368,35 @@ class Sender:
             # itself, and a pop-up is not worth holding anything for.
             log.info("callback %s not answered: %s", query_id, error)
 
+    async def answer_inline(
+        self, query_id: str, results: list[dict[str, Any]], cache_s: int
+    ) -> None:
+        """Answer an inline query with the cards a person may post (no message of the bot's:
+        outside its send budget); one answered late (Telegram waits seconds) is let go."""
+        request: JsonParams = {
+            "inline_query_id": query_id,
+            "results": results,
+            "cache_time": cache_s,
+            "is_personal": True,
+        }
+        try:
+            await self.call("answerInlineQuery", request)
+        except BadRequest as error:
+            log.info("inline query %s not answered: %s", query_id, error)
+
+    async def prepare_inline(self, user_id: int, result: dict[str, Any]) -> str:
+        """A card kept by Telegram for ``user_id`` to post into a chat they pick from the Mini
+        App (``shareMessage``); its id."""
+        request: JsonParams = {
+            "user_id": user_id,
+            "result": result,
+            "allow_user_chats": True,
+            "allow_group_chats": True,
+            "allow_channel_chats": True,
+        }
+        prepared = await self.call("savePreparedInlineMessage", request, result=True)
+        return str(prepared["id"])
+
     async def edit(
         self, chat: Where, message_id: int, view: View, *, priority: Priority = Priority.ALWAYS
     ) -> Edit:

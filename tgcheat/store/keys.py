@@ -150,6 +150,19 @@ class Keys:
         """A chat's statistics: a group's table, and the games counted in the chat."""
         return f"{self.tag(chat_id)}:stats:chat:{chat_id}"
 
+    def group_board(self, chat_id: int, season: int | None = None) -> str:
+        """A group's rating board (a sorted set of user ids by the rating shown): of a season
+        (``tgcheat.table.rating.season_of``), or of all time (None). In the chat's slot: the
+        chat's statistics script writes them with its hash."""
+        scope = "all" if season is None else str(season)
+        return f"{self.tag(chat_id)}:board:{chat_id}:{scope}"
+
+    def global_board(self, season: int | None = None) -> str:
+        """The rating board across groups of the people who did not opt out: of a season, or of
+        all time (None)."""
+        scope = "all" if season is None else str(season)
+        return f"{self.prefix}:board:global:{scope}"
+
     @property
     def changes(self) -> str:
         """The pub/sub channel each committed change of a session is announced on (the Mini

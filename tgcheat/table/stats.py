@@ -20,7 +20,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from tgcheat.engine.state import EndReason, Phase
+from tgcheat.table.achievements import earned_in_game, seat_game
 from tgcheat.table.computers import is_computer
+from tgcheat.table.rating import MIN_RATED_PLAYERS
 from tgcheat.table.session import Session
 
 #: A leaderboard by win rate lists only players with at least this many games.
@@ -107,6 +109,24 @@ class Line:
     #: What is added to each figure (the streaks are 0: see ``outcome``).
     added: Row
     outcome: int
+    #: Their place in the game (1 is best; 0: they left before its end), which rates it.
+    place: int = 0
+    #: The achievements the game itself earned them (tgcheat.table.achievements).
+    earned: tuple[str, ...] = ()
+
+    def after(self, row: Row) -> Row:
+        """``row`` (their figures before the game) with the game counted, as the store does."""
+        added = dataclasses.replace(self.added, streak=0, best_streak=0).numbers()
+        numbers = [a + b for a, b in zip(row.numbers(), added, strict=True)]
+        counted = Row.of(numbers)
+        if self.outcome == Outcome.WON:
+            streak = row.streak + 1
+            return dataclasses.replace(
+                counted, streak=streak, best_streak=max(row.best_streak, streak)
+            )
+        if self.outcome == Outcome.LOST:
+            return dataclasses.replace(counted, streak=0)
+        return counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +148,12 @@ class GameRecord:
     def group_rows(self) -> bool:
         """Whether the group's table counts it: a group's game between people."""
         return self.in_group and not self.with_computers
+
+    @property
+    def rated(self) -> bool:
+        """Whether it moves the ratings (tgcheat.table.rating): a group's game between people
+        that at least ``MIN_RATED_PLAYERS`` of them really played."""
+        return self.group_rows and len(self.lines) >= MIN_RATED_PLAYERS
 
 
 def game_record(session: Session) -> GameRecord | None:
@@ -177,7 +203,10 @@ def game_record(session: Session) -> GameRecord | None:
                 matches_won=int(match_winner == player.user_id),
             )
             outcome = Outcome.WON if won else Outcome.LOST
-        lines.append(Line(player.user_id, player.name, added, outcome))
+        game = seat_game(session, seat)
+        earned = earned_in_game(game) if game is not None else ()
+        place = places.get(seat, 0)
+        lines.append(Line(player.user_id, player.name, added, outcome, place, earned))
     return GameRecord(
         key=f"{session.chat_id}:{session.game_id}",
         chat_id=session.chat_id,

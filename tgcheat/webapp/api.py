@@ -42,9 +42,11 @@ from redis.asyncio import Redis
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
+from telegram.error import TelegramError
 
 from tgcheat.bot import views
 from tgcheat.bot.handlers import Routes
+from tgcheat.bot.handlers.inline import share_results
 from tgcheat.bot.handlers.shell import REFUSALS, SELECTION_TOO_LONG, Answer, Asker, Command
 from tgcheat.bot.sender import ChatFlooded, TopicGone
 from tgcheat.engine.cards import Rank
@@ -72,6 +74,7 @@ from tgcheat.webapp.view import (
     Json,
     no_game_json,
     outsider_json,
+    profile_json,
     reveals_json,
     state_json,
     takes_part,
@@ -137,6 +140,8 @@ class MiniApp:
             Route(f"{APP_PATH}/api/state", self.state, methods=["GET"]),
             Route(f"{APP_PATH}/api/events", self.events, methods=["GET"]),
             Route(f"{APP_PATH}/api/act", self.act, methods=["POST"]),
+            Route(f"{APP_PATH}/api/profile", self.profile, methods=["GET"]),
+            Route(f"{APP_PATH}/api/share", self.share, methods=["POST"]),
             Route(f"{APP_PATH}/api/seen", self.seen, methods=["POST"]),
         ]
 
@@ -385,6 +390,37 @@ class MiniApp:
         ttl = self.max_age_s - int(now_s - user.auth_date) + 60
         await requests.remember(user.user_id, user.hash, request_id, now_s, ttl)
         return _json(await self._state(tr, user, place))
+
+    async def profile(self, request: Request) -> Response:
+        """The person's profile page (/profile's lines, as plain text, in their language)."""
+        try:
+            user = self._user(request)
+        except InitDataRefused as refused:
+            return _unauthorized(refused)
+        tr = await self._translator(user)
+        profile = await self.shell.store.stats.profile(user.user_id, self.shell.clock())
+        return _json(profile_json(tr, profile, user.first_name))
+
+    async def share(self, request: Request) -> Response:
+        """A card of the person's profile kept by Telegram (savePreparedInlineMessage) for the
+        page to share into a chat they pick (``shareMessage``): its id. Each share is one of
+        the person's replies (``Shell.may_reply``): a page that asks in a loop is refused."""
+        try:
+            user = self._user(request)
+        except InitDataRefused as refused:
+            return _unauthorized(refused)
+        shell = self.shell
+        if not await shell.may_reply(Asker(user.user_id, user.language_code)):
+            return _json({"error": "busy"}, 429)
+        tr = await self._translator(user)
+        profile = await shell.store.stats.profile(user.user_id, shell.clock())
+        results = share_results(tr, profile, "profile", shell.bot_username)
+        try:
+            prepared = await shell.sender.prepare_inline(user.user_id, results[0])
+        except TelegramError as error:
+            log.info("a card of %s not prepared: %s", user.user_id, error)
+            return _json({"error": "telegram"}, 502)
+        return _json({"id": prepared})
 
     async def _join(self, place: Place, user: WebAppUser, tr: Translator) -> None:
         """Join the place's lobby from the page, as the Join link does in the private chat:

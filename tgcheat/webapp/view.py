@@ -21,6 +21,7 @@ from typing import Any
 from tgcheat.bot.texts import claim_phrase, rank_symbol
 from tgcheat.bot.views import final_table_view, refusal_text, reveal_view, table_view
 from tgcheat.bot.views.hand import _turn_prompt
+from tgcheat.bot.views.profile import profile_lines
 from tgcheat.engine.cards import Card
 from tgcheat.engine.events import ChallengeResolved
 from tgcheat.engine.game import can_pass, claimable_ranks, play_limit
@@ -31,6 +32,7 @@ from tgcheat.store.changes import Reveal
 from tgcheat.table.audiences import private_answers, table_answer
 from tgcheat.table.refusals import SessionRefusal
 from tgcheat.table.session import Session
+from tgcheat.table.standing import Profile
 
 _TAG = re.compile(r"<[^>]*>")
 
@@ -67,6 +69,20 @@ def no_game_json(tr: Translator) -> Json:
         "refused": tr._(
             "You are in no game right now. Your cards open here once a game you play in has begun."
         ),
+    }
+
+
+def profile_json(tr: Translator, profile: Profile | None, name: str) -> Json:
+    """The profile page: /profile's lines as plain text, and the share button's label."""
+    lines = [plain(line) for line in profile_lines(tr, profile)]
+    shown_name = html.escape(profile.name if profile is not None else name)
+    title = plain(tr._("👤 {name}").format(name=shown_name))
+    return {
+        "v": 0,
+        "rtl": tr.rtl,
+        "title": title,
+        "lines": lines,
+        "share": tr._("📣 Share") if profile is not None else "",
     }
 
 

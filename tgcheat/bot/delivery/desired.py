@@ -20,6 +20,7 @@ from tgcheat.i18n import translator
 from tgcheat.store.send_budget import Priority
 from tgcheat.table.computers import is_computer
 from tgcheat.table.session import Session
+from tgcheat.table.standing import GameNews
 from tgcheat.table.told import Told
 
 #: The table's slot name; a hand's is ``hand_slot(user_id)``.
@@ -43,6 +44,8 @@ class Drawing:
     bot_username: str
     #: The Mini App's address, when the bot serves it (hands then offer "🃏 Open cards").
     app_url: str | None = None
+    #: What counting the finished game brought its players (their results show it).
+    news: GameNews | None = None
 
 
 def desired(
@@ -121,6 +124,7 @@ def _table_slot(session: Session, told: Told, drawing: Drawing) -> WantedSlot | 
         state,
         drawing.bot_username,
         session.changed_ms or None,
+        drawing.news,
         app=drawing.app_url is not None,
     )
     # Last cards to answer are what the players must see to act; any other edit may wait.
@@ -156,6 +160,7 @@ def _hand_slots(
             session.place_title,
             session.picked(user_id),
             app_url=drawing.app_url,
+            news=drawing.news.of(user_id) if drawing.news is not None else None,
         )
         awaited = state.phase is not Phase.FINISHED and seat == state.turn
         # Cards just picked are an answer to the person's own tap, whichever sync shows them.

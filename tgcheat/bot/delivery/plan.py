@@ -147,8 +147,10 @@ class Shown:
     #: How many messages others posted below the table had been counted (the store's count:
     #: a larger one buries the table).
     buried_seen: int = 0
-    #: The game whose result was counted in the statistics.
+    #: The game whose result was counted in the statistics, and what counting it brought its
+    #: players (``tgcheat.table.standing.GameNews``, encoded): its result shows it.
     counted: str = ""
+    news: str = ""
     #: How many checks of the messages (the store's count) were made: a larger one has
     #: every message edited again.
     recheck_seen: int = 0

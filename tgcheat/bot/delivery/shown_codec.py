@@ -34,6 +34,8 @@ def encode_shown(shown: Shown) -> bytes:
         document["b"] = shown.buried_seen
     if shown.counted:
         document["c"] = shown.counted
+    if shown.news:
+        document["n"] = shown.news
     if shown.recheck_seen:
         document["x"] = shown.recheck_seen
     return orjson.dumps(document)
@@ -60,6 +62,7 @@ def decode_shown(raw: bytes | None) -> Shown:
         unreachable=frozenset(int(user) for user in document.get("u", ())),
         buried_seen=int(document.get("b", 0)),
         counted=str(document.get("c", "")),
+        news=str(document.get("n", "")),
         recheck_seen=int(document.get("x", 0)),
     )
 

@@ -62,6 +62,7 @@ from tgcheat.store.shown import Lease, LeaseLost
 from tgcheat.table.computers import is_computer
 from tgcheat.table.place import Place
 from tgcheat.table.session import MessageIds, Session
+from tgcheat.table.standing import GameNews
 from tgcheat.table.stats import game_record
 
 log = logging.getLogger(__name__)
@@ -213,7 +214,11 @@ class Delivery:
         """What the place should show, and what is shown as this round starts from it."""
         session = lease.session
         shown = decode_shown(lease.shown)
+        if session is not None:
+            # Counted first: the result shows what counting it brought.
+            shown = await self._counted(session, shown)
         game = session.game_id if session is not None else ""
+        news = GameNews.decode(shown.news) if shown.counted == game else None
         # A pick in the chat shows that person's hand there: they are looking at the chat.
         watching = _watching(lease, self.clock()) if hand_of is None else {}
         wanted = self.desired(
@@ -221,6 +226,7 @@ class Delivery:
             lines_after=shown.posted_up_to(place, game),
             hand_of=hand_of,
             watching=watching,
+            news=news,
         )
         if not lease.shown and lease.legacy:
             shown = taken_over(lease.legacy, wanted, session)
@@ -233,8 +239,6 @@ class Delivery:
             shown = without_chat(shown, place)
         if reach is not None:
             shown = _reached(shown, reach)
-        if session is not None:
-            shown = await self._counted(session, shown)
         done = _Round(shown, started=shown)
         # Looked at again when a Mini App's report of a visible page runs out.
         done.due_at(wanted.again_ms)
@@ -323,13 +327,15 @@ class Delivery:
         lines_after: int = 0,
         hand_of: int | None = None,
         watching: Mapping[int, int] | None = None,
+        news: GameNews | None = None,
     ) -> Desired:
         """What ``session`` should be shown by (nothing, without a session); lines up to
         ``lines_after`` are posted already; ``hand_of``: only that person's hand;
-        ``watching``: whose Mini App shows the game now (their hands are held)."""
+        ``watching``: whose Mini App shows the game now (their hands are held); ``news``:
+        what counting its finished game brought."""
         if session is None:
             return Desired()
-        drawing = Drawing(self.sender.bot.username, self.app_url)
+        drawing = Drawing(self.sender.bot.username, self.app_url, news)
         return desired(session, drawing, lines_after, hand_of, watching)
 
     def _within_group_budget(
@@ -434,9 +440,9 @@ class Delivery:
         if game is None or game.phase is not Phase.FINISHED or shown.counted == session.game_id:
             return shown
         record = game_record(session)
-        if record is not None:
-            await self.store.stats.count(record)
-        return dataclasses.replace(shown, counted=session.game_id)
+        news = await self.store.stats.count(record) if record is not None else None
+        encoded = news.encode() if news is not None else ""
+        return dataclasses.replace(shown, counted=session.game_id, news=encoded)
 
     async def _tell_unreachable(self, place: Place, session: Session, user_ids: list[int]) -> None:
         """The group hears once a game which players the bot cannot send their cards to; the

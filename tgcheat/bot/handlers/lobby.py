@@ -53,6 +53,7 @@ HELP_TEXT = N_(
 PING_ON = N_("🔔 I will tell you in private when the next game opens here.")
 PING_OFF = N_("🔕 I won't tell you about the next game here.")
 STATS_HINT = N_("📊 /stats: your statistics · /top: a group's best · /forgetme deletes yours")
+PROFILE_HINT = N_("👤 /profile: your rating and achievements, and a card to share")
 SOLO_HINT = N_("🤖 No group at hand? /play starts a game against computer players right here.")
 
 log = logging.getLogger(__name__)
@@ -217,7 +218,7 @@ class LobbyHandlers:
 
     async def help(self, command: Command) -> None:
         tr = await self.shell.language_of(command.asker)
-        text = tr._(HELP_TEXT) + "\n" + tr._(STATS_HINT)
+        text = tr._(HELP_TEXT) + "\n" + tr._(STATS_HINT) + "\n" + tr._(PROFILE_HINT)
         if not command.in_group:
             text += "\n\n" + tr._(SOLO_HINT)
         # A page, as every message: in Arabic its lines (and /commands) read right to left.

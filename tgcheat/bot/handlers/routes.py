@@ -14,12 +14,14 @@ from telegram.ext import (
     ChatMemberHandler,
     CommandHandler,
     ContextTypes,
+    InlineQueryHandler,
     MessageHandler,
     filters,
 )
 
 from tgcheat.bot.callbacks import (
     BadCallback,
+    BoardPress,
     ClaimPress,
     ComputerPress,
     ForgetPress,
@@ -31,6 +33,7 @@ from tgcheat.bot.callbacks import (
     TurnPress,
     parse,
 )
+from tgcheat.bot.handlers.inline import InlineHandlers
 from tgcheat.bot.handlers.language import LanguageHandlers
 from tgcheat.bot.handlers.lobby import LobbyHandlers
 from tgcheat.bot.handlers.membership import MembershipHandlers
@@ -55,6 +58,7 @@ class Routes:
         self.membership = MembershipHandlers(shell)
         self.story = StoryHandlers(shell)
         self.stats = StatsHandlers(shell)
+        self.inline = InlineHandlers(shell)
 
     def register(self, application: Application) -> None:  # type: ignore[type-arg]
         commands: dict[str, Callable[[Command], Awaitable[None]]] = {
@@ -73,6 +77,7 @@ class Routes:
             "stats": self.stats.stats,
             "top": self.stats.top,
             "forgetme": self.stats.forget_me,
+            "profile": self.stats.profile,
         }
         # They only show something: a message written on behalf of a chat may ask for them.
         shown_to_anyone = {"start", "help", "rules"}
@@ -80,6 +85,7 @@ class Routes:
             run = self._command(handle, persons_only=name not in shown_to_anyone)
             application.add_handler(CommandHandler(name, run))
         application.add_handler(CallbackQueryHandler(self._button))
+        application.add_handler(InlineQueryHandler(self.inline.query))
         application.add_handler(
             MessageHandler(filters.StatusUpdate.LEFT_CHAT_MEMBER, self.membership.member_left)
         )
@@ -163,3 +169,5 @@ class Routes:
                 await self.language.press(tap, press)
             case ForgetPress():
                 await self.stats.forget_press(tap, press)
+            case BoardPress():
+                await self.stats.board_press(tap, press)

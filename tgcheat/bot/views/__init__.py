@@ -35,6 +35,13 @@ from tgcheat.bot.views.base import (
 )
 from tgcheat.bot.views.hand import check_selection_fits, hand_text, hand_view
 from tgcheat.bot.views.lobby import lobby_closed_view, lobby_view, ping_view
+from tgcheat.bot.views.profile import (
+    global_board_view,
+    group_board_lines,
+    profile_card,
+    profile_view,
+    result_card,
+)
 from tgcheat.bot.views.refusals import REFUSALS, Reason, refusal_text
 from tgcheat.bot.views.settings import (
     language_name,
@@ -85,6 +92,8 @@ __all__ = [
     "directed",
     "final_table_view",
     "forget_view",
+    "global_board_view",
+    "group_board_lines",
     "group_stats_view",
     "hand_payload",
     "hand_text",
@@ -109,8 +118,11 @@ __all__ = [
     "page",
     "passed_view",
     "ping_view",
+    "profile_card",
+    "profile_view",
     "pull_view",
     "refusal_text",
+    "result_card",
     "result_lines",
     "reveal_view",
     "rules_name",

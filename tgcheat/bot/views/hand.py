@@ -28,6 +28,7 @@ from tgcheat.bot.views.base import (
     page,
     title_html,
 )
+from tgcheat.bot.views.profile import SHARE_RESULT, private_news_lines, share_button
 from tgcheat.engine.cards import Rank, count_by_rank
 from tgcheat.engine.game import (
     awaited,
@@ -45,6 +46,7 @@ from tgcheat.i18n import Translator
 from tgcheat.table.audiences import PrivateAnswers, private_answers
 from tgcheat.table.chronicle import Notice, NoticeKind
 from tgcheat.table.session import Session
+from tgcheat.table.standing import PersonNews
 
 
 def hand_text(tr: Translator, held: Mapping[Rank, int]) -> str:
@@ -67,6 +69,7 @@ def hand_view(
     title: str,
     selection: str = "",
     app_url: str | None = None,
+    news: PersonNews | None = None,
 ) -> View:
     """The player's one private message: their cards; on their turn, the keyboard to play.
     ``selection``: the cards picked so far, as a button carries them (``encode_selection``, or
@@ -90,8 +93,12 @@ def hand_view(
     if notice is not None and notice.seat == seat:
         lines[:0] = [_private_notice(tr, state, seat, notice), ""]
     if state.phase is Phase.FINISHED:
-        lines += ["", *_own_result(tr, session, state, seat)]
-        return page(tr, "\n".join(lines))
+        lines += ["", *_own_result(tr, session, state, seat), *private_news_lines(tr, news)]
+        result = state.result
+        if result is None or result.reason is EndReason.STOPPED:
+            return page(tr, "\n".join(lines))
+        # A counted game's result may be shared into a chat the player picks (inline mode).
+        return page(tr, "\n".join(lines), keyboard([[share_button(tr, SHARE_RESULT)]]))
     if player.shot:
         lines += ["", tr._("💥 You were shot and are out. You may watch the rest of the game.")]
         return page(tr, "\n".join(lines))

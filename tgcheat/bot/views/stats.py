@@ -79,10 +79,18 @@ def group_stats_view(
     return page(tr, "\n".join(lines))
 
 
-def top_view(tr: Translator, title: str, rows: Mapping[int, tuple[str, Row]]) -> View:
-    """/top: the group's leaderboards (see ``tgcheat.table.stats.Leaderboards``)."""
+def top_view(
+    tr: Translator,
+    title: str,
+    rows: Mapping[int, tuple[str, Row]],
+    rating_lines: list[str] | None = None,
+) -> View:
+    """/top: the group's rating boards (``rating_lines``) and leaderboards (see
+    ``tgcheat.table.stats.Leaderboards``)."""
     boards = leaderboards(rows)
     lines = [tr._("🏆 <b>The best of {group}</b>").format(group=title_html(title)), ""]
+    if rating_lines:
+        lines += [*rating_lines, ""]
     lines += _wins(tr, boards.wins)
     lines += ["", tr._("🎭 <b>Best bluffer</b> (bluffs that got away)")]
     lines += _ranked(

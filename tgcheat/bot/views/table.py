@@ -27,6 +27,7 @@ from tgcheat.bot.views.base import (
     name_html,
     page,
 )
+from tgcheat.bot.views.profile import group_news_lines
 from tgcheat.engine.events import ChallengeResolved, Passed, TriggerPulled
 from tgcheat.engine.game import (
     final_answerers,
@@ -40,6 +41,7 @@ from tgcheat.table.awards import Award, best_liar, sharpest_eye
 from tgcheat.table.chronicle import GameTally, Notice, NoticeKind
 from tgcheat.table.computers import has_computers
 from tgcheat.table.session import LONG_TURN_S, Session
+from tgcheat.table.standing import GameNews
 
 
 def table_view(
@@ -48,14 +50,15 @@ def table_view(
     state: GameState,
     bot_username: str,
     now_ms: int | None = None,
+    news: GameNews | None = None,
     *,
     app: bool = False,
 ) -> View:
     """The table in the group; ``now_ms`` (when it is being published) shows the time left
-    to answer last cards; ``app``: the bot serves the Mini App (a button opens this game
-    there)."""
+    to answer last cards; ``news``: what counting the finished game brought; ``app``: the bot
+    serves the Mini App (a button opens this game there)."""
     if state.phase is Phase.FINISHED and state.result is not None:
-        return final_table_view(tr, session, state, state.result)
+        return final_table_view(tr, session, state, state.result, news)
     lines = [tr._("🃏 <b>Cheat</b> · pile: {pile}").format(pile=count_cards(tr, len(state.pile)))]
     if state.rules.revolver:
         lines.append(
@@ -301,11 +304,19 @@ def next_game_markup(tr: Translator, session: Session) -> Keyboard:
     return mirrored(tr, keyboard([[button(tr._("▶️ Next game"), callback_data=press.encode())]]))
 
 
-def final_table_view(tr: Translator, session: Session, state: GameState, result: Result) -> View:
-    """The table once the game is over: the winner, the places, what the game revealed, and
-    the way on (the match's next game, or another game with the same players)."""
+def final_table_view(
+    tr: Translator,
+    session: Session,
+    state: GameState,
+    result: Result,
+    news: GameNews | None = None,
+) -> View:
+    """The table once the game is over: the winner, the places, the achievements earned and a
+    season's turn (``news``), what the game revealed, and the way on (the match's next game, or
+    another game with the same players)."""
     lines = [
         *result_lines(tr, state, result),
+        *group_news_lines(tr, state, news),
         *computers_line(tr, state),
         "",
         *summary_lines(tr, state, session.tally),

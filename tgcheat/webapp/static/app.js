@@ -448,5 +448,31 @@
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   }
-  live();
+  // The profile page (?v=profile, /profile's button): the figures, and a card of them to
+  // share into a chat the person picks. Telegram.WebApp.shareMessage is this event: the id
+  // names a message the server had Telegram keep for this person (savePreparedInlineMessage).
+  async function profile() {
+    $("hand").hidden = true;
+    $("answers").hidden = true;
+    const r = await fetch("/app/api/profile", { headers: auth });
+    if (r.status === 401) return locked();
+    const p = await r.json();
+    document.documentElement.dir = p.rtl ? "rtl" : "ltr";
+    $("head").textContent = p.title;
+    const seats = $("seats");
+    seats.replaceChildren();
+    seats.className = "profile";
+    for (const line of p.lines) seats.append(el("li", "", line));
+    $("status").replaceChildren();
+    if (p.share) $("status").append(button(p.share, "primary", share));
+  }
+  async function share() {
+    const r = await fetch("/app/api/share", { method: "POST", headers: auth });
+    if (!r.ok) return;
+    const { id } = await r.json();
+    impact("light");
+    postEvent("web_app_send_prepared_message", { id });
+  }
+  if (new URLSearchParams(location.search).get("v") === "profile") profile();
+  else live();
 })();
