@@ -9,7 +9,7 @@ import random
 import typing
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tgcheat.engine.actions import Accept, Action, Challenge, Pass, Play
@@ -27,7 +27,16 @@ from tgcheat.engine.knowledge import (
     claim_kind,
     new_knowledge,
 )
-from tgcheat.engine.rules import PRESETS, Rules
+from tgcheat.engine.rules import (
+    CHAMBERS,
+    PRESETS,
+    AfterChallenge,
+    Challengers,
+    Passing,
+    Penalty,
+    RankRule,
+    Rules,
+)
 from tgcheat.engine.state import GameState, Phase
 from tgcheat.engine.strategies import (
     DEFAULT_STRATEGY,
@@ -87,6 +96,23 @@ def _play(
     seed=st.integers(min_value=0, max_value=2**32),
     picks=st.lists(st.sampled_from(NAMES), min_size=10, max_size=10),
 )
+# Under the revolver a game outlasts its play limit: this one takes 159 actions.
+@example(
+    setup=(
+        dataclasses.replace(
+            PRESETS["cheat"],
+            rank_rule=RankRule.ASCENDING,
+            challengers=Challengers.ANYONE,
+            after_challenge=AfterChallenge.CONTINUE,
+            passing=Passing.NEVER,
+            move_cap=10,
+            penalty=Penalty.REVOLVER,
+        ),
+        2,
+    ),
+    seed=3,
+    picks=["counter", "honest"] + ["counter"] * 8,
+)
 def test_every_strategy_acts_legally_under_any_valid_options(
     setup: tuple[Rules, int], seed: int, picks: list[str]
 ) -> None:
@@ -94,7 +120,13 @@ def test_every_strategy_acts_legally_under_any_valid_options(
     rng = random.Random(seed)
     state, _ = new_game(rules, random_seating([(i, f"P{i}") for i in range(players)], rng), rng)
     per_move = 4 * players + 4
-    state, _ = _play(state, picks[:players], rng, per_move * rules.move_cap)
+    if rules.revolver:
+        # Bullets end the game, not a play limit: at most one pull per chamber and player,
+        # and a round lasts until a call, at most a play per card dealt.
+        moves = players * CHAMBERS * (state.deck_size + 2)
+    else:
+        moves = rules.move_cap
+    state, _ = _play(state, picks[:players], rng, per_move * moves)
     assert state.phase is Phase.FINISHED
 
 
