@@ -131,7 +131,7 @@ class ChangeListener:
                     watcher.wake(notice.version, notice.reveals)
         finally:
             with contextlib.suppress(Exception):
-                await pubsub.aclose()  # type: ignore[no-untyped-call]
+                await pubsub.aclose()  # type: ignore[no-untyped-call,unused-ignore]  # untyped in older redis-py
 
     _ever_subscribed = False
 
