@@ -214,7 +214,7 @@ async def test_pick_play_cheat_and_the_reveal_as_players_and_a_spectator_see_the
         player, other = seated_users(state)
         mine = await open_app(browser, app_url(base, init_data(player)))
         theirs = await open_app(browser, app_url(base, init_data(other)))
-        dora = await open_app(browser, app_url(base, init_data(DORA)))
+        dora = await open_app(browser, app_url(base, init_data(DORA)), telegram=True)
         for page in (mine, theirs):
             await page.wait_for_selector("#cards .stack")
         await dora.wait_for_selector("#seats li")
@@ -269,6 +269,10 @@ async def test_pick_play_cheat_and_the_reveal_as_players_and_a_spectator_see_the
             await page.locator("#flip .mini").first.wait_for(state="visible")
             assert "Cheat" in await page.locator("#reveal").inner_text()
             assert await page.locator("#flip .mini").count() == expected
+        # The reveal is felt as well as seen, by a spectator too (who has no turn): a haptic
+        # notification, "error" for a lie caught and "success" for a true claim.
+        felt = await events(dora, "web_app_trigger_haptic_feedback")
+        assert [e["type"] for e in felt] == ["notification"], felt
         await theirs.wait_for_timeout(500)
         await shot(theirs, "reveal")
         resolved = await bot.game(GROUP)
@@ -305,6 +309,20 @@ async def test_telegram_buttons_haptics_and_a_page_closed_mid_turn(redis: Redis)
         )
         background = await mine.evaluate("getComputedStyle(document.body).backgroundColor")
         assert background == "rgb(23, 33, 43)"
+        # Fullscreen on a phone: the page keeps clear of the status bar and of Telegram's own
+        # controls over it (the safe area and the content safe area, added).
+        assert await events(mine, "web_app_request_safe_area")
+        await mine.evaluate(
+            "Telegram.WebView.receiveEvent('safe_area_changed', {top: 40, bottom: 20})"
+        )
+        await mine.evaluate(
+            "Telegram.WebView.receiveEvent('content_safe_area_changed', {top: 46, bottom: 0})"
+        )
+        padding = await mine.evaluate(
+            "[getComputedStyle(document.querySelector('main')).paddingTop,"
+            " getComputedStyle(document.querySelector('main')).paddingBottom]"
+        )
+        assert padding == ["94px", "36px"], padding
         # The player on turn: a haptic notification, and a confirmation before closing.
         assert {"type": "notification", "notification_type": "success"} in await events(
             mine, "web_app_trigger_haptic_feedback"
