@@ -83,6 +83,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import random
@@ -186,6 +187,27 @@ BUDGET_PATIENCE_S = 10.0
 SETTLE_S = 30.0
 #: How long past ``--seconds`` the games may still be driving before the tasks are printed.
 OVERSTAY_S = 120.0
+
+
+def differing_fields(stored: GameState, predicted: GameState) -> str:
+    """Which fields of the stored game differ from a prediction (a player's by seat), with
+    both values, for a violation's report."""
+    found: list[str] = []
+    for each in dataclasses.fields(stored):
+        mine, theirs = getattr(stored, each.name), getattr(predicted, each.name)
+        if mine == theirs:
+            continue
+        if each.name == "players":
+            for seat, (a, b) in enumerate(zip(mine, theirs, strict=False)):
+                for sub in dataclasses.fields(a):
+                    if getattr(a, sub.name) != getattr(b, sub.name):
+                        found.append(
+                            f"players[{seat}].{sub.name}: {getattr(a, sub.name)!r}"
+                            f" != {getattr(b, sub.name)!r}"
+                        )
+        else:
+            found.append(f"{each.name}: {mine!r} != {theirs!r}")
+    return ", ".join(found) or "nothing (equal)"
 
 
 @dataclass
@@ -928,9 +950,15 @@ class GameDriver:
             return
         if after_version != version + 1 or not winners:
             names = [p.name for p in predictions]
+            differences = "; ".join(
+                f"{p.name} differs in {differing_fields(game, p.state)}"
+                for p in predictions
+                if game is not None and not winners
+            )
             self.fail(
                 f"after {names} at version {version}: version {after_version}, "
                 f"state {'matches none' if not winners else 'matches'}"
+                + (f" ({differences})" if differences else "")
             )
             return
         winner = winners[0]
