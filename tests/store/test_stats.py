@@ -118,6 +118,26 @@ async def test_a_rated_game_costs_three_round_trips_to_count_and_one_again(
     assert ann is not None and ann.after > ann.before
 
 
+async def test_a_new_process_counts_by_digest_and_loads_the_scripts_only_when_redis_forgot(
+    redis: Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Redis keeps the scripts of the processes before: a new process's first count costs no
+    extra round trips. After Redis forgot them (a restart, here SCRIPT FLUSH) the count loads
+    them and is still counted once."""
+    if isinstance(redis, RedisCluster):
+        pytest.skip("a cluster client loads scripts on each node by itself")
+    await GameStore(redis).stats.count(_rated("warm-up"))
+    fresh = GameStore(redis)
+    with counting_round_trips(monkeypatch) as trips:
+        assert await fresh.stats.count(_rated("g1")) is not None
+        assert trips.take() <= 3
+    await redis.script_flush()
+    forgot = GameStore(redis)
+    assert await forgot.stats.count(_rated("g2")) is not None
+    ann = await forgot.stats.person(ANN)
+    assert ann is not None and ann.games == 3
+
+
 def _rated(game: str) -> GameRecord:
     """A group's game of three people, won by Ann, in December 2026."""
     people = ((ANN, "Ann"), (BOB, "Bob"), (13, "Cleo"))

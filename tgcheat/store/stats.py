@@ -340,8 +340,11 @@ class Stats:
         self._person = redis.register_script(_PERSON)
         self._done = redis.register_script(_DONE_SCRIPT)
         self._forget = redis.register_script(_FORGET)
-        #: The scripts are known to Redis (loaded by this process).
-        self._loaded = False
+        #: Whether Redis is taken to know the scripts. A digest is computed here, so a
+        #: process counts its first game by digest like any other (Redis keeps scripts loaded
+        #: by the processes before it); only Redis's NOSCRIPT (restarted, or a new server)
+        #: makes it load them.
+        self._loaded = True
 
     async def count(self, record: GameRecord) -> GameNews | None:
         """Count a finished game in its players' and its group's statistics, ratings, boards
