@@ -151,6 +151,28 @@ async def test_a_play_press_is_two_round_trips(
         assert trips.take() == 2
 
 
+async def test_a_refused_change_leaves_what_it_read_as_the_hint(
+    redis: Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A press refused after a fresh read (a stale button) keeps what it read: the person's
+    next tap writes without reading again."""
+    store = GameStore(redis)
+    session = game_session()
+    await GameStore(redis).transact(CHAT, replace_with(session), update_id=1)
+
+    def refused(current: Session | None) -> tuple[Session | None, None]:
+        raise ValueError("a stale button")
+
+    with counting_round_trips(monkeypatch) as trips:
+        with pytest.raises(ValueError):
+            await store.transact(CHAT, refused, update_id=2)
+        assert trips.take() == 1  # the read
+        played = dataclasses.replace(session, title="played")
+        committed = await store.transact(CHAT, replace_with(played), update_id=3)
+        assert committed.changed and committed.version == 2
+        assert trips.take() == 1  # the compare-and-set alone
+
+
 def _adding(user_id: int):  # type: ignore[no-untyped-def]
     """A change that seats one more player in the lobby."""
 

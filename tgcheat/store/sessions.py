@@ -203,6 +203,9 @@ class Sessions:
                 new_session, result = change(session)
             except Exception:
                 if hint is None:
+                    # What was read stays the hint: the person's next press (a refusal is
+                    # often followed by another tap) need not read it again.
+                    self._hints.remember(place, version, session)
                     raise
                 hint = None
                 continue
