@@ -727,7 +727,6 @@ class GameDriver:
         # A player whose hand waits for the clock (a 429 held it) does not time out: the
         # driver lets the timer run out only on a player who was told of their turn.
         told = not await self.awaited_unseen(state)
-        overdue = bool(deadline) and CLOCK() >= deadline
         timing_out = bool(deadline) and roll < rates.timeout and told
         if timing_out or not isinstance(action, Play):
             # Only a play's table edit is held back (any other move waits for its requests).
@@ -785,9 +784,11 @@ class GameDriver:
         else:
             self.fail(f"unexpected move {action}")
             return False
+        overdue = bool(deadline) and CLOCK() >= deadline
         if overdue and not any(p.name == "timeout" for p in predictions):
-            # The shared clock passed this turn's deadline and its run-out failed (a fault
-            # under it): the bot settles the turn when the press comes, or takes the press.
+            # The turn's deadline passed before the move was done (the shared clock jumped
+            # close to it for another game, then real time went on; or its run-out failed
+            # under a fault): the bot's clock may have settled the turn first.
             self.stats.shown["overdue_turns"] += 1
             predictions.append(self.predict("timeout", state, clock_action(state, deadline)))
         await self.verify(version, predictions)
