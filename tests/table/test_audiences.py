@@ -112,16 +112,16 @@ def test_under_final_check_next_the_final_answerer_is_notified_and_answers_in_pr
 
 
 def test_under_final_check_all_last_cards_are_answered_on_the_table() -> None:
-    """Everyone answers with I believe you on the table: nobody is notified in private, and
-    their hands say to answer in the group (not the claimant's)."""
+    """Everyone answers with I believe you on the table, posted anew and naming them (a
+    notification): nobody is notified in private, and only the claimant's hand changes."""
     state, events = _after(_game(first=(A_CLUBS,)), Play(0, (A_CLUBS,), Rank.ACE))
     shown = _shown(state, events)
-    assert (shown.notified, shown.edited) == (frozenset(), frozenset({0, 1, 2}))
+    assert (shown.notified, shown.edited) == (frozenset(), frozenset({0}))
     # A new table names those who must answer (a notification); the old one goes.
     assert shown.final_in_group and shown.table_moves and shown.group_messages == 2
     assert table_answer(state) == TableAnswer(_claim(state), believe=True)
-    assert private_answers(state, 1) == PrivateAnswers(final_in_group=True)
-    assert private_answers(state, 2) == PrivateAnswers(final_in_group=True)
+    assert private_answers(state, 1) == PrivateAnswers()
+    assert private_answers(state, 2) == PrivateAnswers()
     assert private_answers(state, 0) == PrivateAnswers()
 
 

@@ -89,9 +89,9 @@ def audience(state: GameState, events: Sequence[Event], notice: Notice | None = 
             if rules.final_check is FinalCheck.NEXT:
                 notified |= event.answerers
             else:
+                # Those who answer are named on the table, posted anew (a notification);
+                # their hands do not change.
                 final_in_group = True
-                # Their hands say the last cards are answered in the group.
-                changed |= event.answerers
         elif isinstance(event, PassRequested):
             notified |= event.voters
         elif isinstance(event, PassVoted | PassRefused | Passed):
@@ -159,8 +159,6 @@ class PrivateAnswers:
     challengeable: tuple[Claim, ...] = ()
     #: Seat of the player whose request to pass they vote on.
     vote_for: int | None = None
-    #: Last cards were played and they answer them on the table, not here.
-    final_in_group: bool = False
 
 
 def private_answers(state: GameState, seat: int) -> PrivateAnswers:
@@ -171,7 +169,7 @@ def private_answers(state: GameState, seat: int) -> PrivateAnswers:
             return PrivateAnswers(vote_for=_vote_for(state, seat))
         if rules.final_check is FinalCheck.NEXT:
             return PrivateAnswers(final=final, vote_for=_vote_for(state, seat))
-        return PrivateAnswers(vote_for=_vote_for(state, seat), final_in_group=True)
+        return PrivateAnswers(vote_for=_vote_for(state, seat))
     claims: tuple[Claim, ...] = ()
     if state.phase is Phase.PLAYING and (
         rules.challengers is Challengers.NEXT or (seat == state.turn and state.open_claims)

@@ -127,8 +127,6 @@ def hand_view(
         else:
             lines.append(tr._("Tap the cards you play."))
         rows += _play_rows(tr, session, state, seat, held, selected, lines)
-    elif answers.final_in_group:
-        lines += ["", tr._("Last cards were played: answer in the group.")]
     elif must_call(state) and seat == state.turn:
         lines += ["", tr._("Nobody else has cards left: call the last play.")]
     if app_url is not None:
