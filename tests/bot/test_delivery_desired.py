@@ -93,9 +93,15 @@ def test_a_whole_game_reaches_every_chat_once_whatever_fails(
     assert messages[table.message_id] == final
     for player in state.players:
         hand = shown.slots[hand_slot(player.user_id)]
-        assert telegram.chats[player.user_id][hand.message_id].text.startswith("🃏")
-        # Former hands are gone at the end: one message left in each player's chat.
-        assert list(telegram.chats[player.user_id]) == [hand.message_id]
+        private = telegram.chats[player.user_id]
+        assert private[hand.message_id].text.startswith("🃏")
+        # Former hands stay as the story of the player's hands, the live one last; none
+        # but the live one carries buttons.
+        assert max(private) == hand.message_id
+        assert [i for i, view in private.items() if view.markup is not None] in (
+            [],
+            [hand.message_id],
+        )
 
 
 def test_the_log_numbers_each_reveal_and_pass_and_moves_the_table() -> None:

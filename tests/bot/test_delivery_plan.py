@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support.model_telegram import ModelTelegram, live
 from tgcheat.bot.delivery.plan import (
-    GONE,
     Delete,
     Desired,
     EditTo,
@@ -26,7 +24,6 @@ from tgcheat.bot.delivery.plan import (
     WantedLine,
     WantedSlot,
     buried,
-    confirmed,
     digest,
     plan,
 )
@@ -126,7 +123,7 @@ class Game:
             )
             for user in PLAYERS
         )
-        return Desired((table, *hands), "game", tuple(self.lines), clear_former=self.over)
+        return Desired((table, *hands), "game", tuple(self.lines))
 
 
 def outside_the_plan(move: Move, shown: Shown, telegram: ModelTelegram) -> Shown:
@@ -157,9 +154,6 @@ def check_converged(desired: Desired, shown: Shown, telegram: ModelTelegram) -> 
         with_buttons = [i for i, v in messages.items() if v.markup is not None]
         live_ids = {s.message_id for s in shown.slots.values() if s.chat == chat}
         assert set(with_buttons) <= live_ids
-        if desired.clear_former:
-            others = {i for i, v in messages.items() if v.text.startswith(("line ", "a reply"))}
-            assert set(messages) <= live_ids | others, "a former message left at the end"
 
 
 @given(
@@ -235,27 +229,24 @@ def test_an_unchanged_edit_is_not_sent() -> None:
     )
 
 
-@pytest.mark.parametrize("answer", [None, GONE])
-def test_a_former_hand_is_kept_until_the_end_then_deleted_in_one_request(
-    answer: int | None,
-) -> None:
+def test_a_former_hand_without_acting_buttons_is_left_as_it_is_even_at_the_end() -> None:
+    """A hand replaced by a new one whose buttons did not act stays in the player's chat,
+    the story of their hands: no request retires it, then or when the game ends."""
     game = Game()
     telegram = ModelTelegram()
     shown = telegram.sync(game.desired(), Shown(), GROUP, group_tokens=100)
     first = shown.slots["hand:11"].message_id
-    if answer is GONE:
-        # The player deleted their hand message: it is deleted again at the end, harmlessly.
-        del telegram.chats[11][first]
     game.apply(Move(False, 0, 0, frozenset({11}), frozenset(), frozenset()))
     shown = telegram.sync(game.desired(), shown, GROUP, group_tokens=100)
-    assert shown.kept.get(11, ()) == (first,)
+    assert shown.slots["hand:11"].message_id != first
+    assert first in telegram.chats[11]
     game.finish()
     steps = plan(game.desired(), shown)
-    deletions = [
-        r for step in steps for r in step.requests if isinstance(r, Delete) and r.chat == 11
-    ]
-    assert deletions == [Delete(11, (first,))]
-    assert confirmed(shown, game.desired(), deletions[0], answer).kept.get(11) is None
+    assert not any(
+        isinstance(request, Delete) and request.chat == 11
+        for step in steps
+        for request in step.requests
+    )
 
 
 def test_digest_tells_views_apart() -> None:

@@ -98,7 +98,7 @@ class ModelTelegram:
                         answer = self.answer(request)
                     except Refused:
                         return shown
-                    shown = confirmed(shown, desired, request, answer)
+                    shown = confirmed(shown, request, answer)
                     if answer == GONE:
                         break
                 else:

@@ -80,12 +80,10 @@ def desired(
         slots += _hand_slots(session, state, told, drawing, watching=watching)
         if not session.without_group:
             lines = _lines(session, state, told, lines_after)
-    finished = state is not None and state.phase is Phase.FINISHED
     return Desired(
         tuple(slots),
         session.game_id,
         lines,
-        clear_former=finished,
         held=held,
         again_ms=again_ms,
     )

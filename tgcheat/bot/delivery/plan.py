@@ -23,8 +23,8 @@ The request savings are rules of ``plan``, in one place:
   never shows two messages with a slot's buttons;
 - a slot posted anew only because others' messages buried it goes at its edit's priority;
 - a former message whose buttons do not act on the game (a hand shown while it was not the
-  player's turn, or one that only opens the Mini App) is left as it is, and goes with the
-  others kept until the end, in one request per chat;
+  player's turn, or one that only opens the Mini App) is left as it is: the player's chat
+  keeps it as the story of their hands, as the group keeps its lines;
 - a place's messages of another game (the last game's table with its result, its hands) are
   left as they are and forgotten (``of_this_game``): their buttons name their game, which
   refuses them;
@@ -81,8 +81,7 @@ class WantedSlot:
     #: The slot stays the chat's last message: a line posted below it moves it down.
     stays_last: bool = False
     #: Its former message, when a new one replaces it and its buttons do not act on the game,
-    #: is left as it is, and deleted with the others kept when the place's messages are
-    #: cleared (``Desired.clear_former``), in one request; else it is deleted.
+    #: is left as it is; else it is deleted.
     keep_former: bool = False
 
 
@@ -104,8 +103,6 @@ class Desired:
     log: str = ""
     #: The log's lines (those posted already are skipped by their numbers).
     lines: tuple[WantedLine, ...] = ()
-    #: The game is over: former messages kept until now are deleted.
-    clear_former: bool = False
     #: Only these slots are drawn (a change that can have changed nothing else, a card
     #: picked): the others are left as they are, none retired; no line is drawn.
     partial: bool = False
@@ -139,8 +136,6 @@ class Shown:
     slots: Mapping[str, ShownSlot] = field(default_factory=dict)
     #: The last line posted in each chat: its log, and its number there.
     last_line: Mapping[Chat, tuple[str, int]] = field(default_factory=dict)
-    #: Former messages kept until the place's messages are cleared, by chat.
-    kept: Mapping[Chat, tuple[int, ...]] = field(default_factory=dict)
     #: People whose hand could not be sent (the group was told): not tried again until they
     #: ask for it.
     unreachable: frozenset[int] = frozenset()
@@ -262,12 +257,6 @@ def plan(desired: Desired, shown: Shown) -> list[Step]:
     if desired.partial:
         return steps
     steps.extend(_retire_unwanted(shown, wanted_names | desired.held))
-    if desired.clear_former:
-        steps.extend(
-            Step((Delete(chat, ids),), Priority.LATER, chat)
-            for chat, ids in shown.kept.items()
-            if ids
-        )
     return steps
 
 
@@ -397,8 +386,7 @@ def without_chat(shown: Shown, chat: Chat) -> Shown:
     """``shown`` without what it knows of ``chat``: nothing more is shown there, nothing
     retired (the chat cannot be written to)."""
     slots = {name: slot for name, slot in shown.slots.items() if slot.chat != chat}
-    kept = {at: ids for at, ids in shown.kept.items() if at != chat}
-    return replace(shown, slots=slots, kept=kept)
+    return replace(shown, slots=slots)
 
 
 def unsure(shown: Shown) -> Shown:
@@ -429,12 +417,12 @@ def _retire_unwanted(shown: Shown, wanted: set[str]) -> Iterable[Step]:
 GONE = -1
 
 
-def confirmed(shown: Shown, desired: Desired, request: Request, answer: int | None) -> Shown:
+def confirmed(shown: Shown, request: Request, answer: int | None) -> Shown:
     """``shown`` once Telegram answered ``request``: a sent message's id, ``None`` for an edit
     or a deletion done, ``GONE`` for a message that was not there."""
     if isinstance(request, Send):
         assert answer is not None and answer != GONE
-        return _sent(shown, desired, request, answer)
+        return _sent(shown, request, answer)
     if isinstance(request, EditTo):
         return _edited(shown, request, answer)
     gone = set(request.message_ids)
@@ -443,11 +431,7 @@ def confirmed(shown: Shown, desired: Desired, request: Request, answer: int | No
         for name, slot in shown.slots.items()
         if not (slot.chat == request.chat and slot.message_id in gone)
     }
-    kept = {
-        chat: tuple(i for i in ids if chat != request.chat or i not in gone)
-        for chat, ids in shown.kept.items()
-    }
-    return replace(shown, slots=slots, kept={chat: ids for chat, ids in kept.items() if ids})
+    return replace(shown, slots=slots)
 
 
 def buried(shown: Shown, chat: Chat) -> Shown:
@@ -460,23 +444,17 @@ def buried(shown: Shown, chat: Chat) -> Shown:
     return replace(shown, slots=slots)
 
 
-def _sent(shown: Shown, desired: Desired, request: Send, message_id: int) -> Shown:
+def _sent(shown: Shown, request: Send, message_id: int) -> Shown:
     slots = dict(buried(shown, request.chat).slots)
     last_line = dict(shown.last_line)
-    kept = dict(shown.kept)
     role = request.role
     if isinstance(role, OfLine):
         last_line[request.chat] = (role.log, role.seq)
     else:
-        former = slots.get(role.name)
-        wanted = next((slot for slot in desired.slots if slot.name == role.name), None)
-        left = wanted is not None and _left_as_it_is(wanted, former)
-        if former is not None and former.chat == request.chat and left:
-            kept[request.chat] = (*kept.get(request.chat, ()), former.message_id)
         slots[role.name] = ShownSlot(
             request.chat, message_id, role.epoch, digest(request.view), acts=acts(request.view)
         )
-    return replace(shown, slots=slots, last_line=last_line, kept=kept)
+    return replace(shown, slots=slots, last_line=last_line)
 
 
 def _edited(shown: Shown, request: EditTo, answer: int | None) -> Shown:

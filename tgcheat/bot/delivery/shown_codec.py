@@ -26,7 +26,6 @@ def encode_shown(shown: Shown) -> bytes:
             for name, slot in shown.slots.items()
         },
         "l": [[_chat(chat), log, seq] for chat, (log, seq) in shown.last_line.items()],
-        "k": [[_chat(chat), list(ids)] for chat, ids in shown.kept.items()],
     }
     if shown.unreachable:
         document["u"] = sorted(shown.unreachable)
@@ -54,11 +53,9 @@ def decode_shown(raw: bytes | None) -> Shown:
         for acts in (rest[0] if rest else 1,)
     }
     last_line = {_of_chat(chat): (str(log), int(seq)) for chat, log, seq in document["l"]}
-    kept = {_of_chat(chat): tuple(int(i) for i in ids) for chat, ids in document["k"]}
     return Shown(
         slots,
         last_line,
-        kept,
         unreachable=frozenset(int(user) for user in document.get("u", ())),
         buried_seen=int(document.get("b", 0)),
         counted=str(document.get("c", "")),

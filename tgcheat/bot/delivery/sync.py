@@ -407,7 +407,7 @@ class Delivery:
                 if answer is _UNREACHABLE:
                     run.unreachable = True
                     return
-                done.shown = confirmed(done.shown, wanted, request, answer)
+                done.shown = confirmed(done.shown, request, answer)
                 if isinstance(request, Send) and answer is not None:
                     done.posted.append((chat, answer))
                 if answer == GONE:
