@@ -955,6 +955,12 @@ class GameDriver:
         if after_version == version and not any(p.events for p in predictions):
             self.stats.outcomes["refused"] += 1  # every move was refused by the engine too
             return
+        if after_version == version and [w.name for w in winners] == ["timeout"]:
+            # The clock settled the turn before the version the move counts from was read
+            # (between the last pick and the play): the play was refused as too late.
+            self.stats.moves["timeout"] += 1
+            self.stats.outcomes["timed out before the play"] += 1
+            return
         if after_version != version + 1 or not winners:
             names = [p.name for p in predictions]
             differences = "; ".join(
