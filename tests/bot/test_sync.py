@@ -12,9 +12,11 @@ import pytest
 from tests.bot.conftest import GROUP_ID, BotHarness
 from tests.bot.play import game_state, has_op, join_by_button
 from tests.support.updates import User
+from tgcheat.bot import views
 from tgcheat.bot.callbacks import Op
 from tgcheat.bot.delivery.sync import RETRY_MS
 from tgcheat.engine.state import GameState
+from tgcheat.i18n import translator
 from tgcheat.table.place import Place
 
 ANN, BOB, CAROL = User(1, "Ann"), User(2, "Bob"), User(3, "Carol")
@@ -113,3 +115,27 @@ async def test_my_cards_after_a_pick_brings_the_hand_back_without_the_selection(
     session, _ = await bot.store.load(GROUP_ID)
     assert session is not None and session.picked(mover.id) == ""
     assert bot.fake.find_button(mover.id, has_op(Op.PICK)) is not None
+
+
+async def test_a_table_posted_under_a_lost_lease_goes_even_when_its_chat_was_in_a_flood_wait(
+    bot: BotHarness,
+) -> None:
+    """The one compensation of a sync whose lease ran out: what it posted goes. Telegram
+    answers that deletion 429 (the group is in a flood wait): the message is deleted once the
+    wait is over, so that no old table keeps its buttons."""
+    state = await _start(bot)
+    table = bot.fake.last_message(GROUP_ID)
+    delivery = bot.shell.delivery
+    posted = await bot.shell.sender.send(
+        Place(GROUP_ID),
+        views.table_view(
+            translator("en"), (await bot.store.load(GROUP_ID))[0], state, "tgcheat_bot"
+        ),
+    )
+    assert posted is not None and posted != table.message_id
+    bot.fake.flood(GROUP_ID, 0.3)
+    await delivery._take_back(Place(GROUP_ID), [(Place(GROUP_ID), posted)])
+    assert not bot.fake.message(GROUP_ID, posted).deleted
+    # The deletion waits for the flood wait in a task of its own: the sync is not held up.
+    await asyncio.gather(*delivery._deleting_later)
+    assert bot.fake.message(GROUP_ID, posted).deleted, "the message posted under a lost lease"

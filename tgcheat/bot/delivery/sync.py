@@ -73,6 +73,8 @@ MAX_ROUNDS = 8
 #: A request Telegram did not confirm (a network error, a 5xx) is tried again by the clock
 #: this long after.
 RETRY_MS = 2_000
+#: Tries to delete a message posted under a lost lease while its chat is in flood waits.
+TAKE_BACK_TRIES = 5
 #: Plans one round makes at most when messages it counted on turn out gone (a person deleted
 #: them): each plans the place again from what was confirmed.
 REPLANS = 3
@@ -133,6 +135,8 @@ class Delivery:
         #: The Mini App's address (tgcheat.webapp), when the bot serves it: the hands then
         #: offer "🃏 Open cards".
         self.app_url: str | None = None
+        #: Deletions of messages posted under a lost lease, waiting for a flood wait to end.
+        self._deleting_later: set[asyncio.Task[None]] = set()
 
     async def sync(
         self,
@@ -507,14 +511,31 @@ class Delivery:
             log.warning("chat %s: a check of its messages not asked for (%s)", place, error)
         for chat, message_id in posted:
             try:
-                await self.sender.delete(chat, message_id, priority=Priority.LATER)
-            except (ChatFlooded, TelegramError) as error:
-                log.info(
-                    "message %s in %s posted under a lost lease not deleted: %s",
-                    message_id,
-                    chat,
-                    error,
+                # Never refused by the bot's budget: the message may carry a slot's buttons.
+                await self.sender.delete(chat, message_id, priority=Priority.ALWAYS)
+            except ChatFlooded as flooded:
+                task = asyncio.create_task(
+                    self._delete_after_the_wait(chat, message_id, flooded.until_ms)
                 )
+                self._deleting_later.add(task)
+                task.add_done_callback(self._deleting_later.discard)
+            except TelegramError as error:
+                log.info("message %s in %s posted under a lost lease: %s", message_id, chat, error)
+
+    async def _delete_after_the_wait(self, chat: Chat, message_id: int, until_ms: int) -> None:
+        """A message posted under a lost lease, deleted once the chat's flood wait is over
+        (nothing else knows of it: left, it would keep a slot's buttons)."""
+        for _ in range(TAKE_BACK_TRIES):
+            await asyncio.sleep(max(0, until_ms - self.clock()) / 1000)
+            try:
+                await self.sender.delete(chat, message_id, priority=Priority.ALWAYS)
+                return
+            except ChatFlooded as flooded:
+                until_ms = flooded.until_ms
+            except TelegramError as error:
+                log.info("message %s in %s posted under a lost lease: %s", message_id, chat, error)
+                return
+        log.warning("message %s in %s posted under a lost lease was not deleted", message_id, chat)
 
     async def shown_ids(self, place: Place) -> MessageIds:
         """The ids of the messages that show the place now (the table, each hand)."""
