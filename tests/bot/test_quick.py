@@ -12,12 +12,13 @@ import redis.asyncio as aioredis
 from redis.asyncio import Redis
 
 from tests.bot.conftest import BotHarness, make_harness
-from tests.bot.play import has_op
+from tests.bot.play import has_op, play
 from tests.support.fake_telegram import FakeTelegram
 from tests.support.updates import User, private
 from tgcheat.bot.app import CheatApplication
 from tgcheat.bot.callbacks import Op
 from tgcheat.bot.timers import Timers
+from tgcheat.engine.game import can_accept, play_limit
 from tgcheat.engine.state import GameState, Phase
 from tgcheat.table.computers import is_computer
 from tgcheat.table.place import Place
@@ -193,3 +194,71 @@ async def test_a_full_table_is_dealt_at_once_across_two_processes(
         await second.app.shutdown()
         await second_client.aclose()
     fake.assert_clean()
+
+
+async def _play_out(bot: BotHarness, clock: Clock, people: list[User]) -> Session:
+    """People play true cards when they can (else one card), believe last cards and call
+    Cheat! on the table in their private chat now and then; the clock plays the computers."""
+    by_id = {p.id: p for p in people}
+    session = await _quick_session(bot, people[0])
+    place = session.place
+    for step in range(3000):
+        session, _ = await bot.store.load(place)  # type: ignore[assignment]
+        assert session is not None and session.game is not None
+        state = session.game
+        if state.phase is Phase.FINISHED:
+            return session
+        if state.phase is Phase.PLAYING and not state.challenges and state.pull_by is None:
+            player = state.players[state.turn]
+            if player.user_id in by_id:
+                hand = player.hand
+                true = [c.rank for c in hand if c.rank is state.required]
+                ranks = true[: play_limit(state, state.turn)] or [hand[0].rank]
+                await play(bot, by_id[player.user_id], ranks)
+                continue
+            last = state.last_claim
+            caller = by_id.get(state.players[state.next_active(state.turn)].user_id)
+            if last is not None and caller is not None and step % 7 == 0:
+                await bot.press(caller, caller.id, has_op(Op.CHALLENGE))
+                continue
+        if state.phase is Phase.FINAL_CHECK:
+            waiting = [
+                by_id[p.user_id]
+                for s, p in enumerate(state.players)
+                if p.user_id in by_id and can_accept(state, s)
+            ]
+            if waiting:
+                await bot.press(waiting[0], waiting[0].id, has_op(Op.ACCEPT))
+                continue
+        due = session.next_deadline_ms
+        assert due, f"nobody is to act at play {state.plays}"
+        clock.now = max(clock.now, due)
+        await _timers(bot).fire_due(due)
+    raise AssertionError("the game did not end")
+
+
+async def test_a_quick_game_is_played_to_its_result_in_private_chats(redis: Redis) -> None:
+    async with quick_bot(redis) as (bot, clock):
+        await _ask(bot, ANN)
+        await _ask(bot, BOB)
+        clock.advance(FILL_AFTER_MS)
+        await _timers(bot).quick_tables()
+        session = await _play_out(bot, clock, [ANN, BOB])
+        assert session.game is not None and session.game.result is not None
+        # The result is in each person's chat, each with the way to another quick game.
+        for user in (ANN, BOB):
+            last = bot.fake.find_button(user.id, lambda b: b.get("text", "").startswith("⚡"))
+            assert last is not None
+        # Nobody but the two was written to, and no group.
+        chats = {call.params.get("chat_id") for call in bot.fake.calls if "chat_id" in call.params}
+        assert chats <= {ANN.id, BOB.id}
+        # Counted the way games against the computer are: no group's table, no rating.
+        await bot.command(ANN, "/stats", chat=private(ANN))
+        stats = bot.fake.last_message(ANN.id).seen_text
+        assert "computer" in stats, stats
+        # The result's button asks for another.
+        await bot.press(ANN, ANN.id, lambda b: b.get("text", "").startswith("⚡"))
+        assert await bot.store.quick.waiting() == [ANN.id]
+        # 📜 How it went comes to whoever of its players asks, in their chat.
+        await bot.press(BOB, BOB.id, has_op(Op.STORY))
+        assert "📜" in bot.fake.last_message(BOB.id).seen_text

@@ -201,6 +201,16 @@ class QuickQueue:
         raw = await bounded(self._redis.zrange(self._keys.quick_queue(), 0, -1))
         return [int(cast(bytes, user)) for user in raw]
 
+    async def waiting_with(self, user_id: int) -> int | None:
+        """How many people wait now, when the person is one of them; None when not (an entry
+        past its time counts as gone)."""
+        key = self._keys.quick_queue()
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.zscore(key, str(user_id))
+            pipe.zcard(key)
+            asked, count = await bounded(pipe.execute())
+        return None if asked is None else int(count)
+
     async def forget(self, user_id: int) -> None:
         """/forgetme: the person leaves the queue, and their game mark goes."""
         keys = self._keys

@@ -54,7 +54,7 @@ class QuickHandlers:
         if command.in_group:
             raise Answer(IN_PRIVATE)
         tr = await self.shell.language_of(command.asker)
-        seeking = Seeking(command.user_id, _shown_name(command.full_name, tr), tr)
+        seeking = Seeking(command.user_id, quick_name(command.full_name, tr), tr)
         answer = await self.ask(seeking, Mode.TOGGLE)
         await self.shell.tell(command.asker, _answer_view(tr, answer))
         await self.match_due()
@@ -67,14 +67,14 @@ class QuickHandlers:
         shell = self.shell
         asker = Asker(tap.user_id, tap.language_code, chat_id=tap.chat_id)
         tr = await shell.language_of(asker)
-        seeking = Seeking(tap.user_id, _shown_name(tap.full_name, tr), tr)
+        seeking = Seeking(tap.user_id, quick_name(tap.full_name, tr), tr)
         answer = await self.ask(seeking, Mode.JOIN if press.join else Mode.LEAVE)
         if answer.outcome is Asked.QUEUED and press.join:
             await shell.sender.answer(tap.query_id)
             await shell.tell(asker, _answer_view(tr, answer))
             await self.match_due()
             return
-        await shell.sender.answer(tap.query_id, _answer_text(tr, answer))
+        await shell.sender.answer(tap.query_id, quick_answer_text(tr, answer))
 
     async def ask(self, seeking: Seeking, mode: Mode) -> Queued:
         """The person in the queue (``Mode.JOIN``), out of it, or either (``TOGGLE``). A game
@@ -151,14 +151,14 @@ class QuickHandlers:
         await shell.show(place, committed)
 
 
-def _shown_name(full_name: str, tr: Translator) -> str:
+def quick_name(full_name: str, tr: Translator) -> str:
     """The name others see at a quick table: the person's name in Telegram, never their
     username."""
     name = " ".join(full_name.split())[:MAX_NAME]
     return name or tr._("Player")
 
 
-def _answer_text(tr: Translator, answer: Queued) -> str:
+def quick_answer_text(tr: Translator, answer: Queued) -> str:
     match answer.outcome:
         case Asked.QUEUED:
             return views.quick_waiting_text(tr, answer.detail)
@@ -173,7 +173,7 @@ def _answer_text(tr: Translator, answer: Queued) -> str:
 
 def _answer_view(tr: Translator, answer: Queued) -> views.View:
     """The reply to /quick: waiting (with a button to stop), or why not."""
-    text = _answer_text(tr, answer)
+    text = quick_answer_text(tr, answer)
     if answer.outcome is Asked.QUEUED:
         return views.quick_waiting_view(tr, answer.detail)
     if answer.outcome is Asked.LEFT:

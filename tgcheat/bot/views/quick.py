@@ -9,8 +9,9 @@ from tgcheat.i18n import Translator
 from tgcheat.table.quick import FILL_AFTER_MS
 
 
-def quick_waiting_text(tr: Translator, waiting: int) -> str:
-    """Waiting for a quick game: how many wait, and what comes next."""
+def quick_waiting_text(tr: Translator, waiting: int, *, in_chat: bool = True) -> str:
+    """Waiting for a quick game: how many wait, and what comes next (``in_chat``: with how
+    /quick stops it; the Mini App has a button)."""
     seconds = FILL_AFTER_MS // 1000
     return (
         tr.ngettext(
@@ -25,7 +26,11 @@ def quick_waiting_text(tr: Translator, waiting: int) -> str:
             seconds,
         ).format(seconds=seconds)
         + "\n"
-        + tr._("The others see only your name. /quick again stops waiting.")
+        + (
+            tr._("The others see only your name. /quick again stops waiting.")
+            if in_chat
+            else tr._("The others see only your name.")
+        )
     )
 
 
