@@ -4,7 +4,7 @@ the table and hand views, in each player's private chat."""
 from __future__ import annotations
 
 from tgcheat.bot.callbacks import QuickPress
-from tgcheat.bot.views.base import View, button, keyboard, page
+from tgcheat.bot.views.base import View, button, directed, keyboard, page
 from tgcheat.i18n import Translator
 from tgcheat.table.quick import FILL_AFTER_MS
 
@@ -13,7 +13,8 @@ def quick_waiting_text(tr: Translator, waiting: int, *, in_chat: bool = True) ->
     """Waiting for a quick game: how many wait, and what comes next (``in_chat``: with how
     /quick stops it; the Mini App has a button)."""
     seconds = FILL_AFTER_MS // 1000
-    return (
+    return directed(
+        tr,
         tr.ngettext(
             "⚡ Looking for players: {count} person is waiting.",
             "⚡ Looking for players: {count} people are waiting.",
@@ -30,7 +31,7 @@ def quick_waiting_text(tr: Translator, waiting: int, *, in_chat: bool = True) ->
             tr._("The others see only your name. /quick again stops waiting.")
             if in_chat
             else tr._("The others see only your name.")
-        )
+        ),
     )
 
 

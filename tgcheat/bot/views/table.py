@@ -337,7 +337,9 @@ def final_table_view(
     if session.quick:
         # A quick table is never made again: another quick game is asked for.
         quick = QuickPress(join=True)
-        markup = keyboard([[button(tr._("⚡ Another quick game"), callback_data=quick.encode())]])
+        markup = mirrored(
+            tr, keyboard([[button(tr._("⚡ Another quick game"), callback_data=quick.encode())]])
+        )
     elif match is not None and not match.finished:
         markup = next_game_markup(tr, session)
     else:
