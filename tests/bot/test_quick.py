@@ -262,3 +262,18 @@ async def test_a_quick_game_is_played_to_its_result_in_private_chats(redis: Redi
         # 📜 How it went comes to whoever of its players asks, in their chat.
         await bot.press(BOB, BOB.id, has_op(Op.STORY))
         assert "📜" in bot.fake.last_message(BOB.id).seen_text
+
+
+async def test_forgetme_takes_a_person_out_of_the_queue(redis: Redis) -> None:
+    async with quick_bot(redis) as (bot, _):
+        await _ask(bot, ANN)
+        await bot.command(ANN, "/forgetme", chat=private(ANN))
+        await bot.press(ANN, ANN.id, has_op(Op.FORGET))
+        assert await bot.store.quick.waiting() == []
+        keys = [key async for key in redis.scan_iter(match="tgc:{quick}:*")]
+        for key in keys:
+            kind = await redis.type(key)
+            if kind == b"zset":
+                assert await redis.zscore(key, str(ANN.id)) is None
+            elif kind == b"hash":
+                assert not await redis.hexists(key, str(ANN.id))
