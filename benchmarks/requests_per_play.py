@@ -1,7 +1,7 @@
 """Bot API requests per play, over whole games at a human pace.
 
     python benchmarks/requests_per_play.py [--games 20] [--players 4] [--preset cheat]
-                                           [--tap-s 2] [--seed 1] [--json]
+                                           [--tap-s 2] [--seed 1] [--json] [--quick]
 
 Each game is played through the bot as in ``tools/transcript.py`` (real update JSON, the offline
 Bot API of the tests, a throwaway Redis): ``/new``, every player's Join link, Start, then each
@@ -16,6 +16,10 @@ It prints every request the games cost, per play, by method and by kind of chat 
 players' private chats), with and without the callback answers (one per button press; Telegram
 counts them apart from messages), and the questions the bot asks Telegram (getChatMember) apart.
 It asserts nothing.
+
+``--quick``: quick games (/quick) instead: the players each send /quick in their private chat
+(``--players`` of them, at most a quick table's seats, so nobody waits for computer players),
+and the table, its lines and each hand are in every player's private chat.
 """
 
 from __future__ import annotations
@@ -37,13 +41,15 @@ import redis.asyncio as aioredis
 from tests.support.buttons import press_matcher
 from tests.support.fake_telegram import FakeTelegram, JsonDict
 from tests.support.redis_server import throwaway_redis_server
-from tests.support.updates import User
+from tests.support.updates import User, private
 from tgcheat.bot.app import CheatApplication, build_application
 from tgcheat.bot.callbacks import BadCallback, Op, Press, parse
 from tgcheat.config import Config
 from tgcheat.engine.rules import PRESETS
-from tgcheat.engine.state import Phase
+from tgcheat.engine.state import GameState, Phase
 from tgcheat.redis_connection import CLIENT_OPTIONS
+from tgcheat.table.place import Place
+from tgcheat.table.session import Session
 from tools.transcript import GROUP_ID, MAX_MOVES, NAMES, START_MS, TITLES, Clock, Table
 
 TOKEN = "123456:REQUESTS-token-offline"
@@ -111,6 +117,33 @@ class PacedTable(Table):
             self._count("the clock", mark)
 
 
+class QuickTable(PacedTable):
+    """A quick game's table: the game is at its quick place, shown in private chats only."""
+
+    place: Place | None = None
+
+    async def state(self) -> tuple[Session, GameState]:
+        if self.place is None:
+            number = await self.store.quick.playing(self.users[0].id)
+            assert number is not None, "no quick game was made"
+            self.place = Place.of_quick_game(number)
+        session, _ = await self.store.load(self.place)
+        assert session is not None and session.game is not None
+        return session, session.game
+
+
+async def play_quick(table: QuickTable) -> int:
+    """One whole quick game of the table's people; returns its number of plays."""
+    for user in table.users:
+        await table._feed(table.updates.command(private(user), user, "quick", None), "/quick")
+    for _ in range(MAX_MOVES):
+        _, state = await table.state()
+        if state.phase is Phase.FINISHED:
+            return table.moves["plays"]
+        await table.move()
+    raise RuntimeError(f"a game did not end within {MAX_MOVES} moves")
+
+
 def cause_of(update: JsonDict) -> str:
     """What a person did: the kind of button pressed, or the command sent."""
     query = update.get("callback_query")
@@ -145,7 +178,9 @@ async def play_one(table: PacedTable, preset: str) -> int:
     raise RuntimeError(f"a game did not end within {MAX_MOVES} moves")
 
 
-async def measure(games: int, players: int, preset: str, tap_ms: int, seed: int) -> dict[str, Any]:
+async def measure(
+    games: int, players: int, preset: str, tap_ms: int, seed: int, quick: bool = False
+) -> dict[str, Any]:
     clock = Clock(START_MS)
     users = [User(1001 + i, name, language_code="en") for i, name in enumerate(NAMES["en"])]
     users = users[:players]
@@ -171,9 +206,8 @@ async def measure(games: int, players: int, preset: str, tap_ms: int, seed: int)
                 shell.store.sessions.clock = clock
                 app.timers.clock = clock
                 app.timers.rng = shell.rng
-                table = PacedTable(
-                    app, fake, clock, users, TITLES["en"], random.Random(seed + game)
-                )
+                kind = QuickTable if quick else PacedTable
+                table = kind(app, fake, clock, users, TITLES["en"], random.Random(seed + game))
                 table.tap_ms = tap_ms
                 # Before the game: the players open their private chats with the bot.
                 for user in users:
@@ -181,7 +215,10 @@ async def measure(games: int, players: int, preset: str, tap_ms: int, seed: int)
                 table.by_cause.clear()
                 mark = len(fake.calls)
                 started_ms = clock.now_ms
-                plays += await play_one(table, preset)
+                if isinstance(table, QuickTable):
+                    plays += await play_quick(table)
+                else:
+                    plays += await play_one(table, preset)
                 played_ms += clock.now_ms - started_ms
                 # What the clock still shows after the last tap (the result held for the
                 # group's budget, hands).
@@ -272,10 +309,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tap-s", type=float, default=2.0, help="seconds between two taps")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="quick games (/quick)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     result = asyncio.run(
-        measure(args.games, args.players, args.preset, int(args.tap_s * 1000), args.seed)
+        measure(
+            args.games,
+            args.players,
+            args.preset,
+            int(args.tap_s * 1000),
+            args.seed,
+            args.quick,
+        )
     )
     if args.json:
         print(json.dumps(result, indent=2))

@@ -60,6 +60,7 @@ from tgcheat.engine.rules import (
 from tgcheat.engine.state import EndReason, GameState, Phase, Result, evolve
 from tgcheat.i18n import LOCALES_DIR, Translator, available_languages, translator
 from tgcheat.table.chronicle import GameTally, Notice, NoticeKind, SeatTally
+from tgcheat.table.place import Place
 from tgcheat.table.rating import Skill
 from tgcheat.table.refusals import SessionRefusal
 from tgcheat.table.session import Session
@@ -450,6 +451,16 @@ def rendered(tr: Translator) -> Iterator[Shown]:
         yield f"notice {kind}", views.notice_line(tr, played, notice), ()
         yield _view(f"hand, notice {kind}", views.hand_view(tr, noticed, played, 1, TITLE))
     yield _view("hand, finished, own result", views.hand_view(tr, told, done, 0, TITLE))
+    # A quick game: the wait, and its table and hand in each player's private chat.
+    for waiting in (1, 3):
+        yield _view(f"quick, {waiting} waiting", views.quick_waiting_view(tr, waiting))
+    yield "quick, waiting in the app", views.quick_waiting_text(tr, 2, in_chat=False), ()
+    yield _view("quick, left", views.quick_left_view(tr))
+    quick = dataclasses.replace(session(), chat_id=Place.of_quick_game(7).chat_id, title="")
+    yield _view("quick: table", views.table_view(tr, quick, final, BOT))
+    yield _view("quick: hand", views.hand_view(tr, quick, final, 1, ""))
+    quick_done = dataclasses.replace(quick, tally=tally)
+    yield _view("quick: final table", views.final_table_view(tr, quick_done, done, done.result))
     # What counting the game brought: every achievement at once, a rating up and one down, a
     # season turned.
     everything = tuple(ACHIEVEMENTS)
@@ -576,6 +587,9 @@ COVERED = {
     "rules_view",
     "refusal_text",
     "language_view",
+    "quick_waiting_view",
+    "quick_waiting_text",
+    "quick_left_view",
     # What every view's text and keyboard go through: the reader's direction.
     "page",
     "directed",

@@ -9,6 +9,8 @@ from tgcheat.bot.app import CheatApplication
 from tgcheat.bot.callbacks import Op
 from tgcheat.engine.game import PULL_PAUSE_MS
 from tgcheat.engine.rules import PRESETS
+from tgcheat.i18n import translator
+from tgcheat.webapp.view import state_json
 
 ANN, BOB, CAROL = User(1, "Ann"), User(2, "Bob"), User(3, "Carol")
 USERS = {u.id: u for u in (ANN, BOB, CAROL)}
@@ -53,6 +55,7 @@ async def test_a_call_is_revealed_then_the_trigger_is_pulled_after_a_pause(
     await bot.press(caller, caller.id, has_op(Op.CHALLENGE))
 
     pending = await game_state(bot)
+    before_pull, _ = await bot.store.load(GROUP_ID)
     assert pending.pull_by is not None
     puller = pending.players[pending.pull_by].name
     texts = group_texts(bot)
@@ -79,6 +82,16 @@ async def test_a_call_is_revealed_then_the_trigger_is_pulled_after_a_pause(
     # Firing again changes nothing.
     await app.timers.fire_due(deadline + PULL_PAUSE_MS)
     assert len(_pull_lines(bot)) == 1
+    # The Mini App tells the same line as the group, once the trigger is pulled (and none
+    # before).
+    tr = translator("en")
+    session, version = await bot.store.load(GROUP_ID)
+    assert session is not None
+    for user in USERS.values():
+        shown = state_json(tr, session, version, user.id, "cheatbot", deadline)
+        text = shown["pull"]["text"].replace("\u2068", "").replace("\u2069", "")
+        assert text == lines[0] and shown["pull"]["hit"] == shot
+    assert "pull" not in state_json(tr, before_pull, 1, ANN.id, "cheatbot", deadline)
 
 
 async def test_a_game_against_computers_seats_four_at_most(bot: BotHarness) -> None:

@@ -57,7 +57,12 @@ def test_a_press_without_its_message_has_no_chat() -> None:
     del data["callback_query"]["message"]
     data["callback_query"]["inline_message_id"] = "AAAA"
     assert tap_from_json(data) == Tap(
-        data["update_id"], data["callback_query"]["id"], ANN.id, "ru", "k:-1001:abc123:3:77:K"
+        data["update_id"],
+        data["callback_query"]["id"],
+        ANN.id,
+        "ru",
+        "k:-1001:abc123:3:77:K",
+        full_name="Ann",
     )
 
 

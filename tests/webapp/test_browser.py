@@ -504,3 +504,33 @@ async def test_the_profile_page_shares_a_prepared_card(redis: Redis) -> None:
         )
         (shared,) = await events(page, "web_app_send_prepared_message")
         assert shared["id"] in bot.fake.prepared_messages
+
+
+async def test_a_quick_game_from_the_home_opens_once_dealt(redis: Redis) -> None:
+    """The page of someone in no game offers ⚡ Quick game; tapped, it shows the wait with 🚪
+    Stop waiting, and opens the game by itself once the queue fills a table."""
+    others = tuple(User(61 + i, f"Q{i}") for i in range(3))
+    async with live_server(redis) as (bot, base), chromium() as browser:
+        for person in (ANN, *others):
+            bot.fake.started_users.add(person.id)
+        page = await open_app(browser, app_url(base, init_data(ANN), place=None))
+        join = page.locator("#home-actions button")
+        await join.wait_for()
+        assert await join.inner_text() == "⚡ Quick game"
+        await join.click()
+        await page.wait_for_function(
+            "document.getElementById('home-text').textContent.includes('Looking for players')"
+        )
+        assert await page.locator("#home-actions button").inner_text() == "🚪 Stop waiting"
+        await shot(page, "quick-waiting")
+        for person in others:
+            response = await bot.client.post(
+                "/app/api/quick",
+                json={"join": True},
+                headers={"Authorization": f"tma {init_data(person)}"},
+            )
+            assert response.status_code == 200
+        await page.wait_for_selector("#seats li:nth-child(4)")
+        await page.wait_for_selector("#hand .stack")
+        assert await page.locator("#home").is_hidden()
+        await shot(page, "quick-game")

@@ -71,6 +71,7 @@ GROUP_COMMANDS = (
 )
 PRIVATE_COMMANDS = (
     ("play", N_("Play against computer players")),
+    ("quick", N_("A quick game with anyone")),
     ("settings", N_("Choose the rules of your games against the computer")),
     ("help", N_("How to play")),
     ("rules", N_("The rules in force")),

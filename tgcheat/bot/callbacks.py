@@ -12,6 +12,7 @@ Every kind of button has a type of its own, and every field one meaning:
 - ``SettingsPress``: the /settings menu, with its target (the menu, one option, a preset, an
   option's value).
 - ``LanguagePress``: a language for the group or for the person.
+- ``QuickPress``: wait for a quick game, or stop waiting (it acts for whoever presses it).
 
 A press drawn for an older state (another game id, another play count, a claim no longer
 open) is recognised as stale by whoever handles it.
@@ -64,6 +65,7 @@ class Op(enum.StrEnum):
     FORGET = "f"
     STORY = "h"
     GLOBAL_BOARD = "z"
+    QUICK = "u"
 
 
 TABLE_OPS = frozenset(
@@ -371,6 +373,21 @@ class BoardPress:
         return _checked(f"{Op.GLOBAL_BOARD}:{self.user_id}:{'hide' if self.hidden else 'show'}:0")
 
 
+@dataclass(frozen=True, slots=True)
+class QuickPress:
+    """A quick game (/quick): wait for one (``join``), or stop waiting. It names nobody: it
+    acts for whoever presses it."""
+
+    join: bool
+
+    @property
+    def op(self) -> Op:
+        return Op.QUICK
+
+    def encode(self) -> str:
+        return _checked(f"{Op.QUICK}:0:{'join' if self.join else 'leave'}:0")
+
+
 Press = (
     TablePress
     | ClaimPress
@@ -381,6 +398,7 @@ Press = (
     | ComputerPress
     | ForgetPress
     | BoardPress
+    | QuickPress
 )
 
 
@@ -413,6 +431,10 @@ def parse(data: str | None) -> Press:
         if key != "me" or number != 0 or topic is not None:
             raise BadCallback("not a /forgetme confirmation")
         return ForgetPress(chat_id)
+    if op is Op.QUICK:
+        if key not in ("join", "leave") or number != 0 or chat_id != 0 or topic is not None:
+            raise BadCallback("not a quick game's button")
+        return QuickPress(key == "join")
     if op is Op.GLOBAL_BOARD:
         if key not in ("hide", "show") or number != 0 or topic is not None:
             raise BadCallback("not a board setting")

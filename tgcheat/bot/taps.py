@@ -32,6 +32,8 @@ class Tap:
     #: button objects, unread until asked: ``offered``); None when the message has none or
     #: Telegram left it out (a message too old to be sent with the press).
     keyboard: Any = None
+    #: The presser's name in Telegram (first and last), as a quick game shows them.
+    full_name: str = ""
 
     def pressed_message(self) -> tuple[int, int] | None:
         """(chat, message id) of the pressed message when it really carries the pressed
@@ -69,6 +71,7 @@ def tap_from_update(update: Update) -> Tap | None:
         chat_id=message.chat.id if message is not None else None,
         message_id=message.message_id if message is not None else None,
         keyboard=_keyboard_of(message),
+        full_name=query.from_user.full_name,
     )
 
 
@@ -109,8 +112,18 @@ def tap_from_json(data: dict[str, Any]) -> Tap | None:
             return None
         markup = message.get("reply_markup")
         keyboard = markup.get("inline_keyboard") if isinstance(markup, dict) else None
+    names = (sender.get("first_name"), sender.get("last_name"))
+    full_name = " ".join(name for name in names if isinstance(name, str) and name)
     return Tap(
-        update_id, query_id, user_id, language_code, button_data, chat_id, message_id, keyboard
+        update_id,
+        query_id,
+        user_id,
+        language_code,
+        button_data,
+        chat_id,
+        message_id,
+        keyboard,
+        full_name,
     )
 
 

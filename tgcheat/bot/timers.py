@@ -1,7 +1,8 @@
 """The clock: turn and final-play timeouts, the Cheat! grace period, lobbies (a full one dealt
 after its countdown, any player let start one that waited for its opener, one nobody touched
-closed), and the places due to be synced (what the group's budget, the bot's budget or
-Telegram's flood wait held back, or a sync whose process died: ``tgcheat.store.shown``).
+closed), the quick games' tables due (``tgcheat.table.quick``), and the places due to be synced
+(what the group's budget, the bot's budget or Telegram's flood wait held back, or a sync whose
+process died: ``tgcheat.store.shown``).
 
 Deadlines live in Redis (in each session, and in a sorted set that any process can scan), so
 every running process fires them and a restarted one fires those that fell due while it was
@@ -26,6 +27,7 @@ from random import SystemRandom
 
 from tgcheat.bot.delivery.desired import hand_epoch, hand_slot
 from tgcheat.bot.delivery.shown_codec import decode_shown
+from tgcheat.bot.handlers.quick import QuickHandlers
 from tgcheat.bot.handlers.shell import Shell
 from tgcheat.bot.sender import ChatFlooded, TopicGone, wall_clock_ms
 from tgcheat.store.games import GameStore
@@ -58,6 +60,7 @@ class Timers:
         #: in tests that replay a game).
         self.rng: TableRandom = rng if rng is not None else SystemRandom()
         self._slots = asyncio.Semaphore(CHATS_AT_ONCE)
+        self._quick = QuickHandlers(shell)
         #: The chats being handled, each by its task.
         self._busy: dict[Place, asyncio.Task[None]] = {}
 
@@ -131,9 +134,16 @@ class Timers:
         if fired:
             await asyncio.wait(fired, timeout=TICK_S)
         self._start_each(await self.store.shown.due(now), self.sync)
+        await self.quick_tables()
         budget = self.shell.sender.budget
         if budget is not None:
             await budget.count_answers(now)
+
+    async def quick_tables(self) -> int:
+        """Deal the quick games' tables due (``tgcheat.table.quick``): a table full, or its
+        first person's wait over. Any process may: the queue's script makes each table once.
+        How many were dealt."""
+        return await self._quick.match_due()
 
     async def run(self) -> None:
         try:

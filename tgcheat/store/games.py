@@ -22,6 +22,7 @@ from tgcheat.store.direct import DirectCommands
 from tgcheat.store.hints import ChatHints
 from tgcheat.store.keys import KEY_PREFIX, Keys
 from tgcheat.store.pings import Pings
+from tgcheat.store.quick import QuickQueue
 from tgcheat.store.scripts import GROUP_BURST, LEASE_MS, REMEMBERED_UPDATES
 from tgcheat.store.send_budget import REPLIES_PER_SECOND, ReplyBudget
 from tgcheat.store.sessions import (
@@ -97,6 +98,8 @@ class GameStore:
         self.app_requests = AppRequests(redis, self.keys)
         self.played_places = PlayedPlaces(redis, self.keys)
         self.watching = Watching(redis, self.keys)
+        #: Who waits for a quick game (/quick), and who plays which.
+        self.quick = QuickQueue(redis, self.keys)
         #: What each person's commands may cost in replies (None: no limit, for tests that
         #: play faster than people).
         self.replies = (

@@ -183,3 +183,26 @@ class Keys:
         """The Mini App requests a person had carried out lately (a sorted set:
         tgcheat.store.changes.AppRequests)."""
         return f"{self.prefix}:user:{user_id}:app"
+
+    # The quick games' queue (tgcheat.store.quick): every key under one hash tag of its own, so
+    # that one script matches the whole queue on a Redis Cluster too.
+
+    def quick_queue(self) -> str:
+        """Who waits for a quick game: a sorted set of user ids by when they asked (ms)."""
+        return f"{self.prefix}:{{quick}}:queue"
+
+    def quick_seekers(self) -> str:
+        """What each person waiting is shown as: a hash of user id to "<language> <name>"."""
+        return f"{self.prefix}:{{quick}}:seekers"
+
+    def quick_playing(self) -> str:
+        """The quick game each person matched plays: a hash of user id to the game's number."""
+        return f"{self.prefix}:{{quick}}:playing"
+
+    def quick_playing_until(self) -> str:
+        """Until when each of those marks holds (a sorted set by ms): one past it is dropped."""
+        return f"{self.prefix}:{{quick}}:until"
+
+    def quick_games(self) -> str:
+        """How many quick games were made: the next one's number."""
+        return f"{self.prefix}:{{quick}}:games"

@@ -195,6 +195,12 @@ def _any_player_may_start(session: Session, lobby: Lobby, now_ms: int) -> bool:
     return opening is not None and opening <= now_ms
 
 
+def deal_at_once(session: Session, rng: RandomSource, now_ms: int) -> tuple[Session, Events]:
+    """The open lobby's game dealt now, by nobody's press (a quick game's table, made full)."""
+    session, lobby = lobby_of(session)
+    return _deal(session, lobby, rng, now_ms)
+
+
 def _deal(session: Session, lobby: Lobby, rng: RandomSource, now_ms: int) -> tuple[Session, Events]:
     """The deal: random seats and dealer; a match begins when the rules play more than one."""
     if (reason := lobby.start_refusal()) is not None:

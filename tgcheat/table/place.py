@@ -14,6 +14,14 @@ from dataclasses import dataclass
 
 _KEY = re.compile(r"(-?[0-9]{1,16})(?::([0-9]{1,10}))?")
 
+#: Quick games (/quick) are played at places of their own, not Telegram chats: chat ids at and
+#: below this one, far beyond any id Telegram gives a chat a bot is in (groups, supergroups and
+#: channels use ids above -2 * 10**12). Each quick game has its number; the place is shown in
+#: its players' private chats and in the Mini App.
+QUICK_CHAT_BASE = -9_000_000_000_000
+#: Quick games numbered up to this: the chat id keeps within the 16 digits a place key holds.
+MAX_QUICK_NUMBER = 999_999_999_999_999 + QUICK_CHAT_BASE
+
 
 @dataclass(frozen=True, slots=True)
 class Place:
@@ -27,6 +35,19 @@ class Place:
         """The place's name in Redis (a key's suffix, a member of the clock's sets): the chat
         id alone without a topic, else "<chat id>:<topic>"."""
         return str(self.chat_id) if self.topic is None else f"{self.chat_id}:{self.topic}"
+
+    @property
+    def quick(self) -> bool:
+        """A quick game's place (/quick): no Telegram chat, shown in its players' private
+        chats."""
+        return self.chat_id <= QUICK_CHAT_BASE
+
+    @classmethod
+    def of_quick_game(cls, number: int) -> Place:
+        """The place of quick game ``number`` (1, 2, …)."""
+        if not 0 < number <= MAX_QUICK_NUMBER:
+            raise ValueError(f"not a quick game's number: {number}")
+        return cls(QUICK_CHAT_BASE - number)
 
     @classmethod
     def from_key(cls, key: str) -> Place:

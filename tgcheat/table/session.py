@@ -118,6 +118,18 @@ class Session:
         return self.chat_id > 0
 
     @property
+    def quick(self) -> bool:
+        """A quick game (/quick): no group; its table is shown in each person's private
+        chat, in their language, with their hand below it."""
+        return self.place.quick
+
+    @property
+    def private_table(self) -> bool:
+        """The table is shown in the players' private chats, where their hands are (a game
+        against the computer, a quick game)."""
+        return self.against_computer or self.quick
+
+    @property
     def next_deadline_ms(self) -> int:
         """When the clock acts next: the turn's deadline or the computer players' move,
         whichever comes first; 0: never."""

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from tgcheat.engine.state import EndReason, Phase
 from tgcheat.table.achievements import earned_in_game, seat_game
 from tgcheat.table.computers import is_computer
+from tgcheat.table.place import QUICK_CHAT_BASE
 from tgcheat.table.rating import MIN_RATED_PLAYERS
 from tgcheat.table.session import Session
 
@@ -166,7 +167,9 @@ def game_record(session: Session) -> GameRecord | None:
     if result.reason is EndReason.STOPPED:
         return None
     places = dict(result.places)
-    with_computers = any(is_computer(player.user_id) for player in state.players)
+    # A quick game counts as a game against the computer does, whoever sat at it: strangers'
+    # games move no group's table and no rating (two accounts of one person could meet there).
+    with_computers = session.quick or any(is_computer(p.user_id) for p in state.players)
     counted = set(range(len(state.players)))
     if result.reason is EndReason.LAST_PLAYER and not with_computers:
         counted = set(really_played(session))
@@ -209,8 +212,10 @@ def game_record(session: Session) -> GameRecord | None:
         lines.append(Line(player.user_id, player.name, added, outcome, place, earned))
     return GameRecord(
         key=f"{session.chat_id}:{session.game_id}",
-        chat_id=session.chat_id,
-        in_group=session.chat_id < 0,
+        # Every quick game is counted in one chat's hash (its games' marks, kept bounded), not
+        # in a hash of its own.
+        chat_id=QUICK_CHAT_BASE if session.quick else session.chat_id,
+        in_group=session.chat_id < 0 and not session.quick,
         with_computers=with_computers,
         lines=tuple(lines),
         ended_ms=session.ended_ms,

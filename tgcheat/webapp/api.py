@@ -7,6 +7,7 @@ API and a stream of live updates.
   change of the place (with the reveals it made), within a second, whichever process or clock
   made it.
 - ``POST /app/api/act`` a play, Cheat!, I believe you, a pass or a vote; joining a lobby.
+- ``POST /app/api/quick`` the home's ⚡ Quick game, or 🚪 Stop waiting (as /quick).
 - ``POST /app/api/seen`` the page is visible, or hidden (``tgcheat.store.watching``): while a
   player's page is visible, their private chat gets no hand edits and no turn message.
 
@@ -47,6 +48,7 @@ from telegram.error import TelegramError
 from tgcheat.bot import views
 from tgcheat.bot.handlers import Routes
 from tgcheat.bot.handlers.inline import share_results
+from tgcheat.bot.handlers.quick import Seeking, quick_answer_text, quick_name
 from tgcheat.bot.handlers.shell import REFUSALS, SELECTION_TOO_LONG, Answer, Asker, Command
 from tgcheat.bot.sender import ChatFlooded, TopicGone
 from tgcheat.engine.cards import Rank
@@ -55,6 +57,7 @@ from tgcheat.engine.state import Phase
 from tgcheat.i18n import Translator
 from tgcheat.store.changes import Reveal
 from tgcheat.store.games import Loaded
+from tgcheat.store.quick import Asked, Mode
 from tgcheat.table.commands import (
     Believe,
     CallCheat,
@@ -143,6 +146,7 @@ class MiniApp:
             Route(f"{APP_PATH}/api/profile", self.profile, methods=["GET"]),
             Route(f"{APP_PATH}/api/share", self.share, methods=["POST"]),
             Route(f"{APP_PATH}/api/seen", self.seen, methods=["POST"]),
+            Route(f"{APP_PATH}/api/quick", self.quick, methods=["POST"]),
         ]
 
     # --- the page ------------------------------------------------------------------------------
@@ -202,7 +206,8 @@ class MiniApp:
         with a game or a lobby: an outsider's request about any other costs no question."""
         if session is None or (session.game is None and session.lobby is None):
             return False
-        if takes_part(session, user_id) or place.chat_id > 0:
+        if takes_part(session, user_id) or place.chat_id > 0 or place.quick:
+            # A game against the computer, or a quick game: no group to be a member of.
             return False
         key = (place.chat_id, user_id)
         now = time.monotonic()
@@ -264,8 +269,48 @@ class MiniApp:
             return asked
         user, tr, place = asked
         if place is None:
-            return _json(no_game_json(tr))
+            return _json(await self._home(tr, user))
         return _json(await self._state(tr, user, place))
+
+    async def _home(self, tr: Translator, user: WebAppUser) -> Json:
+        """The page of someone in no game: whether they wait for a quick one."""
+        async with self._reading:
+            waiting = await self.shell.store.quick.waiting_with(user.user_id)
+        return no_game_json(tr, waiting)
+
+    async def quick(self, request: Request) -> Response:
+        """The home's ⚡ Quick game (``{"join": true}``) and 🚪 Stop waiting (``false``): the
+        way of /quick (``QuickHandlers.ask``), for the person the initData names. Answers what
+        the page shows next: the game, when the queue made a table at once, else the home."""
+        try:
+            user = self._user(request)
+        except InitDataRefused as refused:
+            return _unauthorized(refused)
+        try:
+            raw = await read_body(request, MAX_SEEN_BYTES, self.body_timeout_s)
+            body: Any = orjson.loads(raw)
+            join = body["join"]
+            if not isinstance(join, bool):
+                raise ValueError("not a choice")
+        except BodyRefused as refused:
+            return _json({"error": "body"}, refused.status)
+        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+            return _json({"error": "request"}, 400)
+        tr = await self._translator(user)
+        quick = self.routes.quick
+        seeking = Seeking(user.user_id, quick_name(user.full_name, tr), tr)
+        answer = await quick.ask(seeking, Mode.JOIN if join else Mode.LEAVE)
+        try:
+            await quick.match_due()
+        except ChatFlooded as flooded:
+            await self.shell.held_back(flooded)
+        place = await self._found(user)
+        state = await self._state(tr, user, place) if place is not None else None
+        if state is None or "seats" not in state:
+            state = await self._home(tr, user)
+        if answer.outcome in (Asked.PLAYING, Asked.FULL):
+            return _json({"refused": quick_answer_text(tr, answer)} | state, 409)
+        return _json(state)
 
     async def events(self, request: Request) -> Response:
         asked = await self._asked(request)
@@ -277,7 +322,7 @@ class MiniApp:
                 "busy", status_code=503, headers={"Retry-After": str(RETRY_AFTER_S), **NO_STORE}
             )
         if place is None:
-            stream = self._idle(user, no_game_json(tr))
+            stream = self._idle(user, await self._home(tr, user))
         else:
             session = (await self._read(place)).session
             member = await self._may_watch(place, session, user.user_id)

@@ -45,6 +45,12 @@ class WebAppUser:
     start_param: str | None
     #: The signature itself: it names this opening of the app (replay protection keys on it).
     hash: str
+    last_name: str = ""
+
+    @property
+    def full_name(self) -> str:
+        """Their name in Telegram, first and last (never their username)."""
+        return f"{self.first_name} {self.last_name}".strip()
 
 
 def secret_key(bot_token: str) -> bytes:
@@ -96,4 +102,5 @@ def verify(init_data: str, bot_token: str, now_s: float, max_age_s: int = MAX_AG
         auth_date=auth_date,
         start_param=fields.get("start_param"),
         hash=expected,
+        last_name=str(user.get("last_name", "")),
     )

@@ -19,11 +19,18 @@ from collections.abc import Iterable
 from typing import Any
 
 from tgcheat.bot.texts import claim_phrase, rank_symbol
-from tgcheat.bot.views import final_table_view, refusal_text, reveal_view, table_view
+from tgcheat.bot.views import (
+    final_table_view,
+    pull_view,
+    quick_waiting_text,
+    refusal_text,
+    reveal_view,
+    table_view,
+)
 from tgcheat.bot.views.hand import _turn_prompt
 from tgcheat.bot.views.profile import profile_lines
 from tgcheat.engine.cards import Card
-from tgcheat.engine.events import ChallengeResolved
+from tgcheat.engine.events import ChallengeResolved, TriggerPulled
 from tgcheat.engine.game import can_pass, claimable_ranks, play_limit
 from tgcheat.engine.rules import Passing
 from tgcheat.engine.state import Claim, GameState, Phase
@@ -60,16 +67,25 @@ def takes_part(session: Session | None, user_id: int) -> bool:
     return session.game is not None and session.game.seat_of(user_id) is not None
 
 
-def no_game_json(tr: Translator) -> Json:
+def no_game_json(tr: Translator, waiting: int | None = None) -> Json:
     """What the Mini App opened without a game named (the menu button) shows a person who
-    plays in no game now."""
-    return {
+    plays in no game now: its home, with the way to a quick game (``waiting``: the people
+    waiting for one, the person among them; None: they do not wait)."""
+    home: Json = {
         "v": 0,
         "rtl": tr.rtl,
         "refused": tr._(
             "You are in no game right now. Your cards open here once a game you play in has begun."
         ),
     }
+    if waiting is None:
+        home["quick"] = {"join": tr._("⚡ Quick game")}
+    else:
+        home["quick"] = {
+            "waiting": plain(quick_waiting_text(tr, waiting, in_chat=False)),
+            "leave": tr._("🚪 Stop waiting"),
+        }
+    return home
 
 
 def profile_json(tr: Translator, profile: Profile | None, name: str) -> Json:
@@ -126,6 +142,9 @@ def state_json(
         result["table"] = plain(table_view(tr, session, game, bot_username, now_ms).text).split(
             "\n"
         )
+    pull = last_pull_json(tr, session, game)
+    if pull is not None:
+        result["pull"] = pull
     if seat is None or game.players[seat].left:
         # Watching: a group member who does not play, or a player who is out.
         result["watching"] = tr._("👀 watching")
@@ -140,6 +159,24 @@ def state_json(
         return result
     result |= offers(tr, session, game, seat)
     return result
+
+
+def last_pull_json(tr: Translator, session: Session, game: GameState) -> Json | None:
+    """The game's last pull of the revolver's trigger (``penalty=revolver``), as the chat's
+    line says it ("💥 BANG!" or "click"), with its number in the game's log: the page shows
+    it once, when a new one comes."""
+    told = session.told
+    if told.game_id != session.game_id:
+        return None
+    for seq, event in reversed(told.lines):
+        if isinstance(event, TriggerPulled):
+            return {
+                "seq": seq,
+                "text": plain(pull_view(tr, game, event)),
+                "hit": event.hit,
+                "seat": event.seat,
+            }
+    return None
 
 
 def table_json(
@@ -162,7 +199,7 @@ def table_json(
         "rtl": tr.rtl,
         "game": session.game_id,
         "place": session.place.key,
-        "title": session.place_title,
+        "title": tr._("⚡ A quick game") if session.quick else session.place_title,
         "plays": game.plays,
         "phase": str(game.phase),
         "pile": len(game.pile),

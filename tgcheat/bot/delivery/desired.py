@@ -19,6 +19,7 @@ from tgcheat.engine.state import GameState, Phase
 from tgcheat.i18n import translator
 from tgcheat.store.send_budget import Priority
 from tgcheat.table.computers import is_computer
+from tgcheat.table.place import Place
 from tgcheat.table.session import Session
 from tgcheat.table.standing import GameNews
 from tgcheat.table.told import Told
@@ -73,12 +74,15 @@ def desired(
         )
         return Desired(tuple(hands), session.game_id, partial=True, held=held, again_ms=again_ms)
     # A game that ended without its group shows nothing more there.
-    table = None if session.without_group else _table_slot(session, told, drawing)
+    table = None if session.without_group or session.quick else _table_slot(session, told, drawing)
     slots = [table] if table is not None else []
     lines: tuple[WantedLine, ...] = ()
+    if state is not None and session.quick:
+        slots += _quick_table_slots(session, state, told, drawing)
+        lines = _quick_lines(session, state, told)
     if state is not None:
         slots += _hand_slots(session, state, told, drawing, watching=watching)
-        if not session.without_group:
+        if not session.without_group and not session.quick:
             lines = _lines(session, state, told, lines_after)
     return Desired(
         tuple(slots),
@@ -132,6 +136,56 @@ def _table_slot(session: Session, told: Told, drawing: Drawing) -> WantedSlot | 
     return WantedSlot(TABLE, chat, epoch, view, edit_priority=edit, stays_last=live)
 
 
+def quick_table_slot(user_id: int) -> str:
+    """The slot of a quick game's table in one person's private chat."""
+    return f"{TABLE}:{user_id}"
+
+
+def _quick_players(state: GameState) -> list[int]:
+    """The people at a quick table: each is shown the table in their private chat."""
+    return [p.user_id for p in state.players if not is_computer(p.user_id)]
+
+
+def _quick_table_slots(
+    session: Session, state: GameState, told: Told, drawing: Drawing
+) -> list[WantedSlot]:
+    """A quick game's table, in each person's private chat and language (no group has it)."""
+    epoch = f"{session.game_id}:{told.table_epoch if told.game_id == session.game_id else 0}"
+    edit = Priority.MUST if state.phase is Phase.FINAL_CHECK else Priority.TABLE
+    live = state.phase is not Phase.FINISHED
+    slots = []
+    for user_id in _quick_players(state):
+        view = views.table_view(
+            translator(session.language_of(user_id)),
+            session,
+            state,
+            drawing.bot_username,
+            session.changed_ms or None,
+            drawing.news,
+            app=drawing.app_url is not None,
+        )
+        slots.append(
+            WantedSlot(
+                quick_table_slot(user_id),
+                Place(user_id),
+                epoch,
+                view,
+                edit_priority=edit,
+                stays_last=live,
+            )
+        )
+    return slots
+
+
+def _quick_lines(session: Session, state: GameState, told: Told) -> tuple[WantedLine, ...]:
+    """A quick game's lines (reveals, passes, pulls), in each person's chat and language;
+    those posted already are skipped by the plan (``Shown.last_line`` of each chat)."""
+    lines: list[WantedLine] = []
+    for user_id in _quick_players(state):
+        lines += _lines(session, state, told, 0, Place(user_id), session.language_of(user_id))
+    return tuple(lines)
+
+
 def _hand_slots(
     session: Session,
     state: GameState,
@@ -177,8 +231,17 @@ def _hand_slots(
     return slots
 
 
-def _lines(session: Session, state: GameState, told: Told, after: int) -> tuple[WantedLine, ...]:
-    tr = translator(session.language)
+def _lines(
+    session: Session,
+    state: GameState,
+    told: Told,
+    after: int,
+    chat: Place | None = None,
+    language: str | None = None,
+) -> tuple[WantedLine, ...]:
+    """The log's lines after ``after``, for the place's chat (or ``chat``) in the place's
+    language (or ``language``)."""
+    tr = translator(language or session.language)
     lines = []
     for seq, event in told.lines:
         if seq <= after:
@@ -189,5 +252,5 @@ def _lines(session: Session, state: GameState, told: Told, after: int) -> tuple[
             view = views.View(views.pull_view(tr, state, event))
         else:
             view = views.View(views.passed_view(tr, state, event))
-        lines.append(WantedLine(seq, session.place, view))
+        lines.append(WantedLine(seq, chat or session.place, view))
     return tuple(lines)

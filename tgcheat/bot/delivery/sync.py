@@ -347,7 +347,7 @@ class Delivery:
     ) -> list[Step]:
         """The steps the group's budget allows now (``plan.within_group_budget``); the place
         is due when the others may go."""
-        if place.chat_id > 0 or not self.store.budget.limited:
+        if place.chat_id > 0 or place.quick or not self.store.budget.limited:
             return list(steps)
         per_minute = self.store.budget.per_minute
         allowance = within_group_budget(
@@ -452,7 +452,8 @@ class Delivery:
         """The group hears once a game which players the bot cannot send their cards to; the
         game goes on (the clock plays for them)."""
         state = session.game
-        if state is None or session.against_computer:
+        if state is None or session.private_table:
+            # No group to tell: the clock plays for them.
             return
         view = views.unreachable_view(translator(session.language), state, user_ids)
         try:

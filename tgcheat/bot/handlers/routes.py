@@ -28,6 +28,7 @@ from tgcheat.bot.callbacks import (
     HandPress,
     LanguagePress,
     Op,
+    QuickPress,
     SettingsPress,
     TablePress,
     TurnPress,
@@ -38,12 +39,14 @@ from tgcheat.bot.handlers.language import LanguageHandlers
 from tgcheat.bot.handlers.lobby import LobbyHandlers
 from tgcheat.bot.handlers.membership import MembershipHandlers
 from tgcheat.bot.handlers.play import PlayHandlers
+from tgcheat.bot.handlers.quick import QuickHandlers
 from tgcheat.bot.handlers.settings import SettingsHandlers
 from tgcheat.bot.handlers.shell import REFUSALS, Answer, Asker, Command, Shell, command_from
 from tgcheat.bot.handlers.stats import StatsHandlers
 from tgcheat.bot.handlers.story import StoryHandlers
 from tgcheat.bot.taps import Tap, tap_from_update
 from tgcheat.i18n import N_
+from tgcheat.table.refusals import SessionRefusal, SessionRefused
 
 CommandCallback = Callable[[Update, ContextTypes.DEFAULT_TYPE], Coroutine[Any, Any, None]]
 
@@ -59,16 +62,18 @@ class Routes:
         self.story = StoryHandlers(shell)
         self.stats = StatsHandlers(shell)
         self.inline = InlineHandlers(shell)
+        self.quick = QuickHandlers(shell)
 
     def register(self, application: Application) -> None:  # type: ignore[type-arg]
         commands: dict[str, Callable[[Command], Awaitable[None]]] = {
             "new": self.lobby.new,
             "play": self.lobby.solo,
+            "quick": self.quick.quick,
             "notify": self.lobby.notify,
             "start": self.lobby.start,
             "help": self.lobby.help,
             "join": self.lobby.join_command,
-            "leave": self.play.leave,
+            "leave": self._leave,
             "stop": self.play.stop,
             "kick": self.membership.kick,
             "settings": self.settings.settings,
@@ -120,6 +125,13 @@ class Routes:
         run.__qualname__ = f"Routes.command[{getattr(handle, '__qualname__', handle)}]"
         return run
 
+    async def _leave(self, command: Command) -> None:
+        """/leave: in a group, out of its lobby or game; in private, out of a quick game."""
+        if command.in_group:
+            await self.play.leave(command)
+        else:
+            await self.quick.leave(command)
+
     async def _button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         tap = tap_from_update(update)
         if tap is not None:
@@ -138,7 +150,13 @@ class Routes:
             press = parse(tap.data)
         except BadCallback:
             raise Answer(N_("This button is not valid.")) from None
+        quick_table = isinstance(press, TablePress | ComputerPress) and press.place.quick
+        if quick_table and press.op is not Op.STORY:
+            # A quick table has no lobby, and is never made again by a press.
+            raise SessionRefused(SessionRefusal.STALE)
         match press:
+            case QuickPress():
+                await self.quick.press(tap, press)
             case TablePress(op=Op.START):
                 await self.lobby.deal(tap, press)
             case TablePress(op=Op.LEAVE):

@@ -131,6 +131,8 @@ class Command:
     topic: int | None = None
     #: The topic's name, when the message shows it.
     topic_title: str = ""
+    #: The sender's name in Telegram, without their username (what a quick game shows).
+    full_name: str = ""
 
     @property
     def user_id(self) -> int:
@@ -168,6 +170,7 @@ def command_from(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Command 
         in_group=in_group,
         title=chat.title or "",
         name=display_name(user.full_name, user.username, user.id),
+        full_name=user.full_name,
         args=tuple(context.args or ()),
         # A message written on behalf of a chat names no person to kick.
         replied_user=(

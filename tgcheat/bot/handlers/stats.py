@@ -108,6 +108,8 @@ class StatsHandlers:
         await shell.store.stats.forget_person(tap.user_id, shell.clock())
         # Their games against the computer are theirs alone: they go too.
         await shell.store.forget_place(Place(tap.user_id))
+        # Waiting for a quick game, they wait no longer.
+        await shell.store.quick.forget(tap.user_id)
         done = views.page(tr, tr._(FORGOTTEN))
         if tap.message_id is not None:
             await shell.sender.edit(tap.user_id, tap.message_id, done)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tgcheat.bot import views
 from tgcheat.bot.callbacks import TablePress
-from tgcheat.bot.handlers.shell import Answer, Shell
+from tgcheat.bot.handlers.shell import Answer, Asker, Shell
 from tgcheat.bot.taps import Tap
 from tgcheat.i18n import N_, translator
 from tgcheat.table import transitions as table
@@ -25,6 +25,9 @@ class StoryHandlers:
         sent through the group's budget; when it cannot be sent, it may be asked again."""
         shell = self.shell
         place = press.place
+        if place.quick:
+            await self._tell_privately(tap, press)
+            return
         if tap.chat_id != place.chat_id:
             # A press names the chat of the message it is on: data naming another chat is
             # forged, and would post a story somewhere nobody asked for it.
@@ -54,6 +57,27 @@ class StoryHandlers:
         if sent is None:
             await self._untell(place, press.game_id)
         await shell.sender.answer(tap.query_id)
+
+    async def _tell_privately(self, tap: Tap, press: TablePress) -> None:
+        """A quick game's story, to one of its players in their private chat and language (no
+        group to post it in once for all): within their replies' budget."""
+        shell = self.shell
+        session, _ = await shell.store.load(press.place)
+        state = session.game if session is not None else None
+        if (
+            session is None
+            or state is None
+            or session.game_id != press.game_id
+            or state.result is None
+            or state.seat_of(tap.user_id) is None
+            or tap.chat_id != tap.user_id
+        ):
+            raise SessionRefused(SessionRefusal.STALE)
+        asker = Asker(tap.user_id, tap.language_code, chat_id=tap.chat_id)
+        await shell.sender.answer(tap.query_id)
+        if await shell.may_reply(asker):
+            view = views.story_view(translator(session.language_of(tap.user_id)), session)
+            await shell.sender.send(tap.user_id, view)
 
     async def _untell(self, place: Place, game_id: str) -> None:
         await self.shell.store.transact(

@@ -42,6 +42,7 @@ from tgcheat.bot.views.profile import (
     profile_view,
     result_card,
 )
+from tgcheat.bot.views.quick import quick_left_view, quick_waiting_text, quick_waiting_view
 from tgcheat.bot.views.refusals import REFUSALS, Reason, refusal_text
 from tgcheat.bot.views.settings import (
     language_name,
@@ -121,6 +122,9 @@ __all__ = [
     "profile_card",
     "profile_view",
     "pull_view",
+    "quick_left_view",
+    "quick_waiting_text",
+    "quick_waiting_view",
     "refusal_text",
     "result_card",
     "result_lines",

@@ -78,8 +78,8 @@ def hand_view(
     ``web_app`` button: Telegram opens the page with the player's signed identity)."""
     player = state.players[seat]
     held = count_by_rank(player.hand)
-    if session.against_computer:
-        # A game against the computer, in this very chat.
+    if session.private_table:
+        # A game against the computer, or a quick game: its table is in this very chat.
         header = tr._("🃏 Your cards ({count}):").format(count=len(player.hand))
     else:
         header = tr._("🃏 Your cards in {group} ({count}):").format(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from collections.abc import Collection
 
-from tgcheat.bot.callbacks import ClaimPress, Op, TablePress
+from tgcheat.bot.callbacks import ClaimPress, Op, QuickPress, TablePress
 from tgcheat.bot.texts import claim_phrase, rank_plural
 from tgcheat.bot.views.base import (
     Button,
@@ -60,6 +60,8 @@ def table_view(
     if state.phase is Phase.FINISHED and state.result is not None:
         return final_table_view(tr, session, state, state.result, news)
     lines = [tr._("🃏 <b>Cheat</b> · pile: {pile}").format(pile=count_cards(tr, len(state.pile)))]
+    if session.quick:
+        lines.append(tr._("⚡ A quick game"))
     if state.rules.revolver:
         lines.append(
             tr._("🔫 Round {round}: the revolver for whoever is wrong.").format(round=state.round)
@@ -82,7 +84,14 @@ def table_view(
         waiting = [state.players[s] for s in sorted(final_answerers(state) - state.accepted)]
         lines.append(
             tr._("{names}: believe it or call Cheat!").format(
-                names=joined(tr, [mention_html(p.name, p.user_id) for p in waiting])
+                names=joined(
+                    tr,
+                    [
+                        # At a quick table, strangers see each other's names only: no link.
+                        name_html(p.name) if session.quick else mention_html(p.name, p.user_id)
+                        for p in waiting
+                    ],
+                )
             )
         )
         left = _seconds_left(session, now_ms)
@@ -212,8 +221,9 @@ def _table_keyboard(
             )
         else:
             rows.append([cheat])
-    if not session.against_computer:
-        # In a game against the computer the hand is in the same chat, just below.
+    if not session.private_table:
+        # In a game against the computer, or a quick game, the hand is in the same chat,
+        # just below.
         link = deep_link(bot_username, hand_payload(session.place))
         row = [button(tr._("🃏 My cards"), url=link)]
         if app:
@@ -324,7 +334,13 @@ def final_table_view(
     match = session.match
     if match is not None:
         lines += ["", *scoreboard_lines(tr, match)]
-    if match is not None and not match.finished:
+    if session.quick:
+        # A quick table is never made again: another quick game is asked for.
+        quick = QuickPress(join=True)
+        markup = mirrored(
+            tr, keyboard([[button(tr._("⚡ Another quick game"), callback_data=quick.encode())]])
+        )
+    elif match is not None and not match.finished:
         markup = next_game_markup(tr, session)
     else:
         again = TablePress(Op.PLAY_AGAIN, session.chat_id, session.game_id, session.topic)

@@ -20,6 +20,9 @@
   let busy = false;
   let revealTimer = 0;
   let reported = 0;
+  let lastPull = null; // the game's last pull of the revolver's trigger shown ("game:seq")
+  let homePoll = 0;
+  let liveAbort = null;
 
   // --- Telegram: events to the app and from it ------------------------------------------------
   const inTelegram = !!(window.TelegramWebviewProxy || (window.external && "notify" in window.external) ||
@@ -135,6 +138,9 @@
     const badge = $("badge");
     badge.hidden = !s.watching;
     badge.textContent = s.watching || "";
+    $("home").hidden = true;
+    clearTimeout(homePoll);
+    if (s.quick && !s.seats && !s.lobby) return renderHome();
     if (s.refused && !s.seats && !s.lobby) { showToast(s.refused); return; }
     $("lobby").hidden = !s.lobby;
     $("table").hidden = !s.seats;
@@ -181,6 +187,60 @@
     box.replaceChildren();
     if (!s.joined) box.append(button(s.join, "", join));
     bottomButtons(null, null);
+  }
+
+  // The home (no game): ⚡ Quick game, or the wait for one with 🚪 Stop waiting. While the
+  // person waits, the page looks again every few seconds and opens the game once it is dealt.
+  function renderHome() {
+    const s = state, q = s.quick;
+    $("table").hidden = true;
+    $("lobby").hidden = true;
+    $("hand").hidden = true;
+    $("answers").replaceChildren();
+    $("home").hidden = false;
+    $("home-text").textContent = q.waiting || s.refused || "";
+    const actions = $("home-actions");
+    actions.replaceChildren();
+    if (q.join) actions.append(button(q.join, "", () => quick(true)));
+    if (q.leave) actions.append(button(q.leave, "alt", () => quick(false)));
+    bottomButtons(null, null);
+    if (q.waiting) homePoll = setTimeout(lookAgain, 3000);
+  }
+  async function quick(join) {
+    if (busy) return;
+    busy = true;
+    impact("medium");
+    try {
+      const r = await fetch("/app/api/quick", {
+        method: "POST",
+        headers: { ...auth, "Content-Type": "application/json" },
+        body: JSON.stringify({ join }),
+      });
+      if (r.status === 401) return locked();
+      const body = await r.json();
+      if (r.status === 409 && body.refused) { notify("error"); showToast(body.refused); }
+      found(body);
+    } catch (e) { /* the page looks again */ } finally { busy = false; }
+  }
+  async function lookAgain() {
+    try {
+      const r = await fetch("/app/api/state", { headers: auth });
+      if (r.status === 401) return locked();
+      found(await r.json());
+    } catch (e) { homePoll = setTimeout(lookAgain, 3000); }
+  }
+  function found(next) {
+    if (next.seats || next.lobby) {
+      // A game: the live stream follows it from now on.
+      state = null;
+      accept(next);
+      if (liveAbort) liveAbort.abort();
+      return;
+    }
+    if (!next.quick) return;
+    next.received = Date.now();
+    state = next;
+    render();
   }
 
   function join() {
@@ -357,6 +417,17 @@
     setTimeout(() => { pile.classList.remove("take"); flip.hidden = true; }, 2200);
     revealTimer = setTimeout(() => { box.hidden = true; }, 15000);
   }
+  // The revolver's pull, as the chat's line says it: "💥 BANG!" or "click".
+  function showPull(pull) {
+    const box = $("reveal");
+    box.textContent = pull.text;
+    box.classList.remove("true");
+    box.classList.toggle("click", !pull.hit);
+    box.hidden = false;
+    notify(pull.hit ? "error" : "warning");
+    clearTimeout(revealTimer);
+    revealTimer = setTimeout(() => { box.hidden = true; }, 15000);
+  }
   function showToast(text) {
     const t = $("toast");
     t.textContent = text;
@@ -372,7 +443,12 @@
     state = next;
     if (next.place) place = next.place;
     render();
-    if (next.reveals && next.reveals.length) showReveal(next.reveals);
+    if (next.reveals && next.reveals.length) { $("reveal").classList.remove("click"); showReveal(next.reveals); }
+    const pull = next.pull ? next.game + ":" + next.pull.seq : null;
+    // A pull made since the page last looked is told once (not the one it opened on).
+    if (pull && pull !== lastPull && (lastPull !== null || wasOn)) showPull(next.pull);
+    if (pull) lastPull = pull;
+    else if (next.seats && lastPull === null) lastPull = "";
     if (!wasMine && myTurn()) notify("success"); // your turn, with a haptic instead of a message
     if (wasOn && next.phase === "finished") notify("success");
     if (seated() && next.phase !== "finished" && Date.now() - reported > REPORT_EVERY_MS) report(true);
@@ -427,7 +503,9 @@
   async function live() {
     for (;;) {
       try {
-        const r = await fetch("/app/api/events?place=" + encodeURIComponent(place), { headers: auth });
+        liveAbort = new AbortController();
+        const r = await fetch("/app/api/events?place=" + encodeURIComponent(place),
+          { headers: auth, signal: liveAbort.signal });
         if (r.status === 401) return locked();
         const reader = r.body.getReader();
         const decoder = new TextDecoder();
