@@ -92,6 +92,13 @@ async def test_a_call_is_revealed_then_the_trigger_is_pulled_after_a_pause(
         text = shown["pull"]["text"].replace("\u2068", "").replace("\u2069", "")
         assert text == lines[0] and shown["pull"]["hit"] == shot
     assert "pull" not in state_json(tr, before_pull, 1, ANN.id, "cheatbot", deadline)
+    # Meanwhile it held its breath with the group: who is about to pull, and no more after.
+    assert before_pull is not None
+    waiting = state_json(tr, before_pull, 1, ANN.id, "cheatbot", deadline)
+    assert waiting["pulling"].replace("\u2068", "").replace("\u2069", "") == (
+        f"🔫 {puller} puts the revolver to their head…"
+    )
+    assert "pulling" not in state_json(tr, session, version, ANN.id, "cheatbot", deadline)
 
 
 async def test_a_game_against_computers_seats_four_at_most(bot: BotHarness) -> None:

@@ -22,6 +22,7 @@ from tgcheat.bot.texts import claim_phrase, rank_symbol
 from tgcheat.bot.views import (
     final_table_view,
     pull_view,
+    pulling_line,
     quick_waiting_text,
     refusal_text,
     reveal_view,
@@ -145,6 +146,9 @@ def state_json(
     pull = last_pull_json(tr, session, game)
     if pull is not None:
         result["pull"] = pull
+    if game.pull_by is not None:
+        # The pause before the pull: the page holds its breath with the group.
+        result["pulling"] = plain(pulling_line(tr, game, game.pull_by))
     if seat is None or game.players[seat].left:
         # Watching: a group member who does not play, or a player who is out.
         result["watching"] = tr._("👀 watching")

@@ -104,11 +104,7 @@ def table_view(
                 ).format(seconds=left)
             )
     elif state.pull_by is not None:
-        lines.append(
-            tr._("🔫 {name} puts the revolver to their head…").format(
-                name=name_html(state.players[state.pull_by].name)
-            )
-        )
+        lines.append(pulling_line(tr, state, state.pull_by))
     elif state.phase is Phase.PLAYING:
         if last is not None:
             lines.append(tr._("Last play: {claim}").format(claim=claim_line(tr, state, last)))
@@ -472,3 +468,11 @@ def _names(tr: Translator, state: GameState, award: Award) -> str:
     if not others:
         return last
     return tr._("{names} and {name}").format(names=joined(tr, others), name=last)
+
+
+def pulling_line(tr: Translator, state: GameState, seat: int) -> str:
+    """The pause before a pull of the revolver's trigger (``penalty=revolver``): who is about
+    to pull it."""
+    return tr._("🔫 {name} puts the revolver to their head…").format(
+        name=name_html(state.players[seat].name)
+    )

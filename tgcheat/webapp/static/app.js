@@ -417,11 +417,20 @@
     setTimeout(() => { pile.classList.remove("take"); flip.hidden = true; }, 2200);
     revealTimer = setTimeout(() => { box.hidden = true; }, 15000);
   }
+  // The pause before the pull: who puts the revolver to their head, below the reveal.
+  function showPulling(text) {
+    const box = $("reveal");
+    if (box.hidden) box.textContent = text;
+    else if (!box.textContent.endsWith(text)) box.textContent += "\n\n" + text;
+    box.classList.add("suspense");
+    box.hidden = false;
+    clearTimeout(revealTimer);
+  }
   // The revolver's pull, as the chat's line says it: "💥 BANG!" or "click".
   function showPull(pull) {
     const box = $("reveal");
     box.textContent = pull.text;
-    box.classList.remove("true");
+    box.classList.remove("true", "suspense");
     box.classList.toggle("click", !pull.hit);
     box.hidden = false;
     notify(pull.hit ? "error" : "warning");
@@ -447,6 +456,8 @@
     const pull = next.pull ? next.game + ":" + next.pull.seq : null;
     // A pull made since the page last looked is told once (not the one it opened on).
     if (pull && pull !== lastPull && (lastPull !== null || wasOn)) showPull(next.pull);
+    if (next.pulling) showPulling(next.pulling);
+    else $("reveal").classList.remove("suspense");
     if (pull) lastPull = pull;
     else if (next.seats && lastPull === null) lastPull = "";
     if (!wasMine && myTurn()) notify("success"); // your turn, with a haptic instead of a message
