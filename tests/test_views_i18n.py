@@ -572,6 +572,7 @@ COVERED = {
     "passed_view",
     "unreachable_view",
     "pull_view",
+    "pulling_line",
     "scoreboard_lines",
     "next_game_markup",
     "result_lines",
@@ -634,6 +635,7 @@ def _liars_bar(tr: Translator) -> Iterator[Shown]:
     yield _view("liars: reveal", views.reveal_view(tr, called, reveal))
     yield _view("liars: table, pull", views.table_view(tr, session(), called, BOT))
     yield _view("liars: hand, pulling", views.hand_view(tr, session(), called, puller, TITLE))
+    yield "liars: the pause before the pull", views.pulling_line(tr, called, puller), ()
     for hit in (False, True):
         pulled = TriggerPulled(puller, 1, hit)
         yield f"liars: pull, hit={hit}", views.pull_view(tr, called, pulled), ()

@@ -1340,6 +1340,7 @@ async def retry_redis(job: Callable[[], Awaitable[T]], seconds: float = 60.0) ->
             redis.exceptions.ConnectionError,
             redis.exceptions.TimeoutError,
             redis.exceptions.ClusterDownError,
+            redis.exceptions.RedisClusterUnreachableError,
             redis.exceptions.TryAgainError,
             OSError,
         ):
