@@ -324,3 +324,34 @@ def test_a_memory_stored_before_the_calibration_tallies_is_read() -> None:
     old["v"] = 1
     old["seats"] = [record[:11] for record in current["seats"]]
     assert Knowledge.from_data(json.loads(json.dumps(old))) == new_knowledge(state, 0)
+
+
+def test_a_new_round_forgets_where_cards_were_and_keeps_how_seats_play() -> None:
+    """Under the revolver every round is dealt anew: a pile a loser was said to take, its own
+    cards on the pile and the ranks a seat cleared tell nothing of the new hands; how often
+    each seat lied and called still does."""
+    from tgcheat.engine.autoplay import next_action
+    from tgcheat.engine.events import RoundDealt
+
+    rng = random.Random(4)
+    state, _ = new_game(
+        PRESETS["liars"], random_seating([(i, f"P{i}") for i in range(4)], rng), rng
+    )
+    players = ComputerPlayers.seat(state, ["hard"] * 4)
+    now = 0
+    dealt = 0
+    while state.phase is not Phase.FINISHED and dealt < 3:
+        now += 1500
+        action = next_action(state, rng, now, set(), players=players)
+        assert action is not None
+        before = state
+        state, events = apply(state, action)
+        players = players.remember(before, events, state)
+        if any(isinstance(e, RoundDealt) for e in events):
+            dealt += 1
+            for knowledge in players.knowledge:
+                assert knowledge is not None
+                assert knowledge.mine_on_pile == knowledge.claimed_on_pile == (0,) * 14
+                assert all(not any(r.held) and not r.cleared for r in knowledge.seats)
+                assert sum(r.calls for r in knowledge.seats) >= dealt
+    assert dealt == 3

@@ -45,6 +45,7 @@ from tgcheat.engine.events import (
     FinalAccepted,
     Passed,
     PlayerLeft,
+    RoundDealt,
 )
 from tgcheat.engine.game import is_lie, rank_copies
 from tgcheat.engine.rules import Challengers, Jokers, Passing
@@ -228,6 +229,9 @@ class Knowledge:
     #: Its own open plays that are not final (``full``): (claim number, ``claim_kind``), to
     #: tally who called them once they are settled.
     mine_open: tuple[tuple[int, int], ...] = ()
+    #: Cards it claimed itself on the current pile, per claimed rank (``full``): the others
+    #: take its earlier claims of a rank as copies of it on the pile.
+    mine_claimed: Counts = ZERO
 
     def to_data(self) -> dict[str, Any]:
         """Plain JSON-able data (``from_data`` reads it back)."""
@@ -242,6 +246,7 @@ class Knowledge:
             "seats": [record.to_data() for record in self.seats],
             "traced_claims": [list(pair) for pair in self.traced_claims],
             "mine_open": [list(pair) for pair in self.mine_open],
+            "mine_claimed": list(self.mine_claimed),
         }
 
     @classmethod
@@ -258,6 +263,7 @@ class Knowledge:
             seats=tuple(SeatRecord.from_data(record) for record in data["seats"]),
             traced_claims=tuple((int(n), int(t)) for n, t in data["traced_claims"]),
             mine_open=tuple((int(n), int(k)) for n, k in data.get("mine_open", ())),
+            mine_claimed=_counts(data.get("mine_claimed", ZERO)),
         )
 
 
@@ -312,6 +318,7 @@ def remember(
     seats = _Seats(knowledge.seats)
     traced_claims = dict(knowledge.traced_claims)
     mine_open = dict(knowledge.mine_open)
+    mine_claimed = list(knowledge.mine_claimed)
     wild = before.rules.jokers is Jokers.WILD
     for event in events:
         match event:
@@ -319,6 +326,8 @@ def remember(
                 if claim.seat == me:
                     if full and not claim.final:
                         mine_open[claim.number] = _own_kind(before, claim, mine, wild)
+                    if full:
+                        mine_claimed[slot(claim.rank)] += len(claim.cards)
                     for card in claim.cards:
                         mine[slot(card.rank)] += 1
                     continue
@@ -358,6 +367,7 @@ def remember(
                 mine = [0] * SLOTS
                 traced = [0] * SLOTS
                 claimed = [0] * SLOTS
+                mine_claimed = [0] * SLOTS
                 traced_claims = {}
             case Passed(rank=rank, by_vote=False) if (
                 full and rank is not None and before.rules.passing is Passing.EXHAUSTED
@@ -372,6 +382,21 @@ def remember(
             case PlayerLeft(seat=seat):
                 out = [o + h for o, h in zip(out, seats[seat].held, strict=True)]
                 seats[seat].held = [0] * SLOTS
+            case RoundDealt():
+                # Every card is gathered and dealt anew (``penalty=revolver``): where cards
+                # were tells nothing any more; how each seat plays and calls still does.
+                mine = [0] * SLOTS
+                traced = [0] * SLOTS
+                claimed = [0] * SLOTS
+                mine_claimed = [0] * SLOTS
+                out = [0] * SLOTS
+                traced_claims = {}
+                mine_open = {}
+                for seat in range(len(seats)):
+                    record = seats.record(seat)
+                    if any(record.held) or record.cleared:
+                        seats[seat].held = [0] * SLOTS
+                        seats[seat].cleared = 0
             case _:
                 pass
     # A hand holds no more known cards than it has cards: what was played under another claim
@@ -404,6 +429,7 @@ def remember(
         seats=seats.freeze(),
         traced_claims=tuple(sorted((n, t) for n, t in traced_claims.items() if n in open_numbers)),
         mine_open=tuple(sorted(mine_open.items())),
+        mine_claimed=tuple(mine_claimed),
     )
 
 
@@ -422,7 +448,7 @@ def _own_kind(before: GameState, claim: Claim, mine: Sequence[int], wild: bool) 
 
 
 #: The events that change a memory (the others, such as a turn starting, change nothing).
-_REMEMBERED = (CardsPlayed, ChallengeResolved, FinalAccepted, Passed, PlayerLeft)
+_REMEMBERED = (CardsPlayed, ChallengeResolved, FinalAccepted, Passed, PlayerLeft, RoundDealt)
 
 
 def _could_call(state: GameState, claimant: int) -> tuple[int, ...]:
