@@ -612,6 +612,17 @@ def calibrated(chance: float, knowledge: Knowledge, claimant: int) -> float:
     return (record.judged[BINS + index] + CLAIMANT_PRIOR * table) / (own + CLAIMANT_PRIOR)
 
 
+def _last_first(inverse: int, now: int) -> tuple[int, ...]:
+    return tuple(sorted(range(13), key=lambda r: -((r - now) % 13 * inverse % 13)))
+
+
+#: For each inverse of a table's step modulo 13, then each rank of a turn: the ranks by how
+#: many of the player's turns later they come, the last first (``_Planner``).
+_LAST_FIRST = {
+    inverse: tuple(_last_first(inverse, now) for now in range(13)) for inverse in range(1, 13)
+}
+
+
 class _Planner:
     """Turns and bluffs the cards of a hand will still cost the player at one seat."""
 
@@ -627,6 +638,9 @@ class _Planner:
         # is prime and a table has fewer than 13 players, so the inverse exists).
         self.inverse = pow(self.step % 13, -1, 13)
         self._memo: dict[tuple[tuple[int, ...], int, int], float] = {}
+        # For each rank of a turn, the ranks by how many turns later they come, the last
+        # first (the waits differ: ``inverse`` is a bijection modulo 13).
+        self._last_first = _LAST_FIRST[self.inverse]
         required = view.required
         # The rank of this player's next turn under ``ascending`` (a challenge does not
         # reset the sequence; a pass moves it on like a play).
@@ -667,10 +681,7 @@ class _Planner:
 
     def _farthest(self, counts: Sequence[int], rank: int) -> int:
         """The rank held (jokers aside) whose turn comes last from ``rank``'s turn on."""
-        return max(
-            (r for r in range(13) if counts[r]),
-            key=lambda r: (r - rank) % 13 * self.inverse % 13,
-        )
+        return next(r for r in self._last_first[rank] if counts[r])
 
     def _endgame(self, counts: tuple[int, ...], jokers: int, rank: int) -> float:
         """The least cost of going out from a small hand, this turn's rank being ``rank``:
@@ -713,10 +724,10 @@ class _Planner:
 
     def _farthest_other(self, counts: Sequence[int], rank: int) -> int:
         """Like ``_farthest``, never ``rank`` itself unless nothing else is left."""
-        others = [r for r in range(13) if counts[r] and r != rank]
-        if not others:
-            return rank
-        return max(others, key=lambda r: (r - rank) % 13 * self.inverse % 13)
+        for r in self._last_first[rank]:
+            if counts[r] and r != rank:
+                return r
+        return rank
 
     def _groups(self, counts: Sequence[int]) -> tuple[float, float]:
         """When ranks are named (``free``; ``same`` for whoever opens): one turn a group of a
