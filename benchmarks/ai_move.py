@@ -54,7 +54,10 @@ def main() -> None:
     args = parser.parse_args()
     seats = args.seats.split(",")
     assert all(name in STRATEGIES for name in seats)
-    rules = PRESETS[args.preset].with_option("players", f"2-{max(6, len(seats))}")
+    preset = PRESETS[args.preset]
+    rules = preset.with_option(
+        "players", f"{min(preset.min_players, len(seats))}-{max(preset.max_players, len(seats))}"
+    )
     rng = random.Random(args.seed)
     for _ in range(args.games):
         seating = random_seating([(i, f"P{i}") for i in range(len(seats))], rng)

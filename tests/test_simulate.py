@@ -176,3 +176,20 @@ def test_the_wilson_interval() -> None:
     assert 0.40 < low < 0.41 and 0.59 < high < 0.60
     assert simulate.wilson(0, 10)[0] == 0.0 and simulate.wilson(10, 10)[1] == 1.0
     assert simulate.wilson(0, 0) == (0.0, 1.0)
+
+
+def test_who_plays_first_goes_round_the_players(capsys: pytest.CaptureFixture[str]) -> None:
+    """Playing first is worth much with two players: each player opens as many games as the
+    other, whatever the random seating."""
+    argv = ("--seats", "hard,counter", "--games", "10", "--seed", "3", "--json")
+    _, out, _ = _run(capsys, *argv)
+    assert json.loads(out)["opened_by_seat"] == [5, 5]
+    _, out, _ = _run(capsys, "--players", "3", "--games", "7", "--seed", "3", "--json")
+    assert json.loads(out)["opened_by_seat"] == [3, 2, 2]
+
+
+def test_opened_by_moves_the_dealer_before_the_player() -> None:
+    seating = simulate.Seating(((1002, "c"), (1000, "a"), (1001, "b")), dealer=0)
+    for player, dealer in ((0, 0), (1, 1), (2, 2)):
+        assert simulate.opened_by(seating, player).dealer == dealer
+        assert simulate.opened_by(seating, player).players == seating.players

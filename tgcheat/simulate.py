@@ -7,8 +7,10 @@ The same seed gives the same figures; only the speed, printed last, varies.
 
 ``--seats hard,honest,honest,honest`` names each player's strategy (``--players`` alone: every
 player plays the default one). A player keeps its strategy wherever the random seating puts
-it; the wins are shown by player (in the order of ``--seats``), by position from the dealer,
-and by strategy with a 95% (Wilson) interval.
+it; who plays first goes round the players in turn (game ``g``: player ``g mod n`` of
+``--seats``), so that each opens as many games as the others (playing first is worth much
+with two players). The wins are shown by player (in the order of ``--seats``), by position
+from the dealer, and by strategy with a 95% (Wilson) interval.
 """
 
 from __future__ import annotations
@@ -69,6 +71,8 @@ class Tally:
     wins: list[int] = field(default_factory=list)
     #: Wins by position from the dealer (1 plays first).
     wins_by_position: list[int] = field(default_factory=list)
+    #: Games each player opened (played first), in the order of ``--seats``.
+    opened: list[int] = field(default_factory=list)
     draws: int = 0
     endings: dict[str, int] = field(default_factory=dict)
     examples: list[str] = field(default_factory=list)
@@ -137,6 +141,7 @@ class Tally:
             "seats": list(seats),
             "wins_by_seat": list(self.wins),
             "wins_by_position": list(self.wins_by_position),
+            "opened_by_seat": list(self.opened),
             "wins_by_strategy": by_strategy,
             "calls_by_strategy": guesses,
             "draws": self.draws,
@@ -218,12 +223,13 @@ def simulate(
     seats = list(seats or [DEFAULT_STRATEGY] * players)
     if len(seats) != players:
         raise ValueError("one strategy per player is expected")
-    tally = Tally(wins=[0] * players, wins_by_position=[0] * players)
+    tally = Tally(wins=[0] * players, wins_by_position=[0] * players, opened=[0] * players)
     names = [(1000 + i, f"AI{i + 1}") for i in range(players)]
     seeder = random.Random(seed)
-    for _ in range(games):
+    for game in range(games):
         rng = random.Random(seeder.getrandbits(64))
-        seating = random_seating(names, rng)
+        seating = opened_by(random_seating(names, rng), game % players)
+        tally.opened[game % players] += 1
         # The strategy of each seat is its player's, wherever the seating put them.
         player_at = [uid - 1000 for uid, _ in seating.players]
         state = play_game(rules, seating, rng, tally, [seats[p] for p in player_at])
@@ -239,6 +245,13 @@ def simulate(
             # Seat 1 plays first: the seat after the dealer.
             tally.wins_by_position[(result.winner - seating.dealer - 1) % players] += 1
     return tally.report(seats), tally.examples
+
+
+def opened_by(seating: Seating, player: int) -> Seating:
+    """``seating`` with the dealer moved so that ``player`` (an index into the names given to
+    ``simulate``, whose ids are ``1000 + index``) plays first."""
+    seat = next(i for i, (uid, _) in enumerate(seating.players) if uid - 1000 == player)
+    return Seating(seating.players, (seat - 1) % len(seating.players))
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:

@@ -324,3 +324,61 @@ def test_a_memory_stored_before_the_calibration_tallies_is_read() -> None:
     old["v"] = 1
     old["seats"] = [record[:11] for record in current["seats"]]
     assert Knowledge.from_data(json.loads(json.dumps(old))) == new_knowledge(state, 0)
+
+
+def test_a_new_round_forgets_where_cards_were_and_keeps_how_seats_play() -> None:
+    """Under the revolver every round is dealt anew: a pile a loser was said to take, its own
+    cards on the pile and the ranks a seat cleared tell nothing of the new hands; how often
+    each seat lied and called still does."""
+    from tgcheat.engine.autoplay import next_action
+    from tgcheat.engine.events import RoundDealt
+
+    rng = random.Random(4)
+    state, _ = new_game(
+        PRESETS["liars"], random_seating([(i, f"P{i}") for i in range(4)], rng), rng
+    )
+    players = ComputerPlayers.seat(state, ["hard"] * 4)
+    now = 0
+    dealt = 0
+    while state.phase is not Phase.FINISHED and dealt < 3:
+        now += 1500
+        action = next_action(state, rng, now, set(), players=players)
+        assert action is not None
+        before = state
+        state, events = apply(state, action)
+        players = players.remember(before, events, state)
+        if any(isinstance(e, RoundDealt) for e in events):
+            dealt += 1
+            for knowledge in players.knowledge:
+                assert knowledge is not None
+                assert knowledge.mine_on_pile == knowledge.claimed_on_pile == (0,) * 14
+                assert all(not any(r.held) and not r.cleared for r in knowledge.seats)
+                assert sum(r.calls for r in knowledge.seats) >= dealt
+    assert dealt == 3
+
+
+def test_a_memory_is_folded_over_what_its_seat_saw_only() -> None:
+    """``recall``, the fold of a memory, is given views and seen events: no type it receives
+    has room for another hand or the pile's faces. ``seen_events`` keeps a play's cards only
+    for the seat that made it, and turns them over only when a challenge reveals them."""
+    import typing
+
+    from tgcheat.engine.events import CardsPlayed, ChallengeResolved, FinalAccepted
+    from tgcheat.engine.knowledge import recall
+    from tgcheat.engine.view import SeenChallenge, SeenPlay, seen_events
+
+    hints = typing.get_type_hints(recall)
+    assert GameState not in hints.values()
+    assert all("GameState" not in str(hint) for hint in hints.values())
+    claim = Claim(number=3, seat=1, cards=tuple(cards("7♣", "K♦")), rank=Rank.SEVEN, final=False)
+    played = CardsPlayed(claim)
+    called = ChallengeResolved(2, claim, claim.cards, True, 1, 9)
+    accepted = FinalAccepted(2, claim)
+    others = seen_events([played, called, accepted], 0)
+    assert isinstance(others[0], SeenPlay) and others[0].claim.cards == ()
+    assert others[0].claim.count == 2
+    assert isinstance(others[1], SeenChallenge) and others[1].revealed == claim.cards
+    assert others[1].claim.cards == ()
+    assert "claim" not in dir(others[2])
+    own = seen_events([played], 1)
+    assert isinstance(own[0], SeenPlay) and own[0].claim.cards == claim.cards

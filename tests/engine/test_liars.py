@@ -6,6 +6,8 @@ import random
 
 import pytest
 
+from tests.engine.helpers import random_action
+from tests.engine.test_properties import UNCAPPED_STEPS, _drive, _start
 from tgcheat.engine.actions import Challenge, Leave, Play, PullTrigger, Timeout
 from tgcheat.engine.cards import Card, Rank, Suit
 from tgcheat.engine.deal import RoundRandom
@@ -24,7 +26,24 @@ from tgcheat.engine.game import (
     refusal,
 )
 from tgcheat.engine.invariants import violations
-from tgcheat.engine.rules import PRESETS, InvalidRules, Rules, RulesProblem, with_preset
+from tgcheat.engine.rules import (
+    PRESETS,
+    AfterChallenge,
+    ChallengePriority,
+    Challengers,
+    ChallengeWindow,
+    DeckKind,
+    FinalCheck,
+    InvalidRules,
+    Jokers,
+    MatchKind,
+    Passing,
+    Penalty,
+    RankRule,
+    Rules,
+    RulesProblem,
+    with_preset,
+)
 from tgcheat.engine.state import EndReason, GameState, Phase, evolve
 
 LIARS = PRESETS["liars"]
@@ -236,3 +255,31 @@ def test_round_deals_are_reproducible_from_the_seed_and_differ_by_round() -> Non
     assert order(5, 2) != order(5, 3) and order(5, 2) != order(6, 2)
     draws = [RoundRandom(9, n).randrange(3) for n in range(300)]
     assert set(draws) == {0, 1, 2}
+
+
+def test_a_player_leaving_while_a_trigger_waits_keeps_the_invariants() -> None:
+    """A leaver whose turn it was while a trigger waited, every other hand empty: the turn
+    moves to a player without cards, which is no violation while nobody plays (found by
+    ``test_random_games_under_any_valid_options_keep_the_invariants``)."""
+    rules = Rules(
+        rank_rule=RankRule.TABLE,
+        challengers=Challengers.ANYONE,
+        after_challenge=AfterChallenge.CONTINUE,
+        challenge_priority=ChallengePriority.FIRST,
+        challenge_grace_s=0,
+        challenge_window=ChallengeWindow.LAST,
+        final_check=FinalCheck.ALL,
+        max_cards=0,
+        decks=0,
+        jokers=Jokers.OFF,
+        passing=Passing.NEVER,
+        move_cap=10,
+        min_players=2,
+        max_players=8,
+        match=MatchKind.SINGLE,
+        afk_limit=1,
+        deck=DeckKind.STANDARD,
+        penalty=Penalty.REVOLVER,
+    ).validate()
+    state, rng = _start(rules, 8, 14003)
+    _drive(state, rng, random_action, 0.005, 0.0, UNCAPPED_STEPS)

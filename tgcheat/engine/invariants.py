@@ -40,12 +40,16 @@ def violations(state: GameState, deck_size: int) -> list[str]:
     if len(state.active_seats()) < 2:
         problems.append("fewer than two players and not finished")
     turn_player = state.players[state.turn]
-    if turn_player.left or not turn_player.hand:
+    if turn_player.left:
         problems.append("the player to play is out of the game or has no cards")
     if state.pull_by is not None:
+        # Nobody plays while a trigger waits (whoever pulled opens the next round, dealt
+        # anew): the turn may rest with a player whose hand the round emptied.
         if waiting or deadline != state.pull_at_ms or state.challenges or state.open_claims:
             problems.append("a trigger to pull with players awaited, or a call still open")
         return problems
+    if not turn_player.hand and not turn_player.left:
+        problems.append("the player to play is out of the game or has no cards")
     if state.challenges:
         if waiting or deadline is None:
             problems.append("a Cheat! call without a deadline, or with players awaited")

@@ -45,11 +45,21 @@ from tgcheat.engine.events import (
     FinalAccepted,
     Passed,
     PlayerLeft,
+    RoundDealt,
 )
-from tgcheat.engine.game import is_lie, rank_copies
+from tgcheat.engine.game import rank_copies
 from tgcheat.engine.rules import Challengers, Jokers, Passing
-from tgcheat.engine.state import Claim, GameState
-from tgcheat.engine.view import SeatView, SeenClaim, see, seen_claim
+from tgcheat.engine.state import GameState
+from tgcheat.engine.view import (
+    SeatView,
+    SeenAccept,
+    SeenChallenge,
+    SeenClaim,
+    SeenEvent,
+    SeenPlay,
+    see,
+    seen_events,
+)
 
 #: One count per rank: A, 2–10, J, Q, K, then the joker.
 SLOTS = len(Rank)
@@ -228,6 +238,9 @@ class Knowledge:
     #: Its own open plays that are not final (``full``): (claim number, ``claim_kind``), to
     #: tally who called them once they are settled.
     mine_open: tuple[tuple[int, int], ...] = ()
+    #: Cards it claimed itself on the current pile, per claimed rank (``full``): the others
+    #: take its earlier claims of a rank as copies of it on the pile.
+    mine_claimed: Counts = ZERO
 
     def to_data(self) -> dict[str, Any]:
         """Plain JSON-able data (``from_data`` reads it back)."""
@@ -242,6 +255,7 @@ class Knowledge:
             "seats": [record.to_data() for record in self.seats],
             "traced_claims": [list(pair) for pair in self.traced_claims],
             "mine_open": [list(pair) for pair in self.mine_open],
+            "mine_claimed": list(self.mine_claimed),
         }
 
     @classmethod
@@ -258,6 +272,7 @@ class Knowledge:
             seats=tuple(SeatRecord.from_data(record) for record in data["seats"]),
             traced_claims=tuple((int(n), int(t)) for n, t in data["traced_claims"]),
             mine_open=tuple((int(n), int(k)) for n, k in data.get("mine_open", ())),
+            mine_claimed=_counts(data.get("mine_claimed", ZERO)),
         )
 
 
@@ -271,16 +286,19 @@ def _counts(data: Sequence[Any]) -> Counts:
 def new_knowledge(state: GameState, seat: int, memory: Memory = Memory.FULL) -> Knowledge:
     """The knowledge of ``seat`` when the cards are dealt (or when a computer player takes
     over a seat mid-game: then it starts from what the table shows)."""
+    return first_knowledge(see(state, seat), memory)
+
+
+def first_knowledge(view: SeatView, memory: Memory = Memory.FULL) -> Knowledge:
+    """``new_knowledge`` from what the seat sees."""
     mine = ZERO
     if memory is not Memory.HAND:
-        mine = count_cards(
-            c for claim in state.open_claims if claim.seat == seat for c in claim.cards
-        )
+        mine = count_cards(c for claim in view.open_claims for c in claim.cards)
     return Knowledge(
-        seat=seat,
+        seat=view.seat,
         memory=memory,
         mine_on_pile=mine,
-        seats=tuple(SeatRecord() for _ in state.players),
+        seats=tuple(SeatRecord() for _ in view.hand_sizes),
     )
 
 
@@ -291,17 +309,33 @@ def remember(
     after: GameState,
     judge: Judge | None = None,
 ) -> Knowledge:
-    """``knowledge`` after one ``apply`` that turned ``before`` into ``after`` with ``events``.
+    """``knowledge`` after one ``apply`` that turned ``before`` into ``after`` with ``events``:
+    ``recall`` of what the seat saw of them (``view.see``, ``view.seen_events``), the one
+    place where a memory meets the full state, and only to redact it."""
+    if knowledge.memory is Memory.HAND or not any(isinstance(e, _REMEMBERED) for e in events):
+        return knowledge
+    seat = knowledge.seat
+    return recall(knowledge, see(before, seat), seen_events(events, seat), see(after, seat), judge)
 
-    Reads only what the seat saw: the events' public facts (a play's claim, never its cards
-    unless the seat made it; a challenge's revealed cards and who took the pile; a pass and
-    why; who left), and the public parts of the states (hand sizes, the rules).
+
+def recall(
+    knowledge: Knowledge,
+    before: SeatView,
+    events: Sequence[SeenEvent],
+    after: SeatView,
+    judge: Judge | None = None,
+) -> Knowledge:
+    """``knowledge`` after one ``apply``, from what the seat saw of it: ``before`` and
+    ``after`` as it saw the table, and the events as it saw them (a play's claim, its cards
+    only for its own plays; a challenge's revealed cards and who took the pile; a final play
+    accepted; a pass and why; who left; a new deal). Its types hold no other hand and no
+    pile face: a memory cannot learn what its seat did not see.
 
     ``judge`` (``full`` memory): the player's own estimate of how likely a claim is to be a
     lie; each claim a challenge reveals is judged as the player saw it just before, and the
     estimate is tallied against the truth (``SeatRecord.judged``).
     """
-    if knowledge.memory is Memory.HAND or not any(isinstance(e, _REMEMBERED) for e in events):
+    if knowledge.memory is Memory.HAND:
         return knowledge
     full = knowledge.memory is Memory.FULL
     me = knowledge.seat
@@ -312,18 +346,21 @@ def remember(
     seats = _Seats(knowledge.seats)
     traced_claims = dict(knowledge.traced_claims)
     mine_open = dict(knowledge.mine_open)
+    mine_claimed = list(knowledge.mine_claimed)
     wild = before.rules.jokers is Jokers.WILD
     for event in events:
         match event:
-            case CardsPlayed(claim=claim):
+            case SeenPlay(claim=claim):
                 if claim.seat == me:
                     if full and not claim.final:
                         mine_open[claim.number] = _own_kind(before, claim, mine, wild)
+                    if full:
+                        mine_claimed[slot(claim.rank)] += claim.count
                     for card in claim.cards:
                         mine[slot(card.rank)] += 1
                     continue
                 rank = slot(claim.rank)
-                claimed[rank] += len(claim.cards)
+                claimed[rank] += claim.count
                 claimant = seats[claim.seat]
                 if full:
                     claimant.cleared |= 1 << rank
@@ -331,18 +368,18 @@ def remember(
                         seats[seat].chances += 1
                 # A player who took known cards of the claimed rank is assumed to play them
                 # when the rank comes (what every sensible player does); wild jokers too.
-                take = min(len(claim.cards), claimant.held[rank])
+                take = min(claim.count, claimant.held[rank])
                 claimant.held[rank] -= take
                 traced[rank] += take
-                if wild and take < len(claim.cards):
-                    jokers = min(len(claim.cards) - take, claimant.held[slot(Rank.JOKER)])
+                if wild and take < claim.count:
+                    jokers = min(claim.count - take, claimant.held[slot(Rank.JOKER)])
                     claimant.held[slot(Rank.JOKER)] -= jokers
                     traced[slot(Rank.JOKER)] += jokers
                     take += jokers
                 traced_claims[claim.number] = take
-            case FinalAccepted(seat=seat) if full:
+            case SeenAccept(seat=seat) if full:
                 seats[seat].final_chances += 1
-            case ChallengeResolved(claim=claim):
+            case SeenChallenge(claim=claim):
                 if full and claim.seat == me:
                     kind = mine_open.pop(claim.number, -1)
                     if kind >= 0:
@@ -350,7 +387,7 @@ def remember(
                             seats[seat].on_mine[kind] += 1
                             seats[seat].on_mine[KINDS + kind] += 1
                 elif full and judge is not None:
-                    chance = judge(see(before, me), knowledge, seen_claim(claim, me))
+                    chance = judge(before, knowledge, claim)
                     index = judged_bin(chance)
                     seats[claim.seat].judged[index] += 1
                     seats[claim.seat].judged[BINS + index] += event.lie
@@ -358,6 +395,7 @@ def remember(
                 mine = [0] * SLOTS
                 traced = [0] * SLOTS
                 claimed = [0] * SLOTS
+                mine_claimed = [0] * SLOTS
                 traced_claims = {}
             case Passed(rank=rank, by_vote=False) if (
                 full and rank is not None and before.rules.passing is Passing.EXHAUSTED
@@ -372,6 +410,21 @@ def remember(
             case PlayerLeft(seat=seat):
                 out = [o + h for o, h in zip(out, seats[seat].held, strict=True)]
                 seats[seat].held = [0] * SLOTS
+            case RoundDealt():
+                # Every card is gathered and dealt anew (``penalty=revolver``): where cards
+                # were tells nothing any more; how each seat plays and calls still does.
+                mine = [0] * SLOTS
+                traced = [0] * SLOTS
+                claimed = [0] * SLOTS
+                mine_claimed = [0] * SLOTS
+                out = [0] * SLOTS
+                traced_claims = {}
+                mine_open = {}
+                for seat in range(len(seats)):
+                    record = seats.record(seat)
+                    if any(record.held) or record.cleared:
+                        seats[seat].held = [0] * SLOTS
+                        seats[seat].cleared = 0
             case _:
                 pass
     # A hand holds no more known cards than it has cards: what was played under another claim
@@ -382,7 +435,7 @@ def remember(
             if any(held):
                 seats[seat].held = [0] * SLOTS
             continue
-        size = len(after.players[seat].hand)
+        size = after.hand_sizes[seat]
         if sum(held) > size:
             record = seats[seat]
             while sum(record.held) > size:
@@ -404,36 +457,38 @@ def remember(
         seats=seats.freeze(),
         traced_claims=tuple(sorted((n, t) for n, t in traced_claims.items() if n in open_numbers)),
         mine_open=tuple(sorted(mine_open.items())),
+        mine_claimed=tuple(mine_claimed),
     )
 
 
-def _own_kind(before: GameState, claim: Claim, mine: Sequence[int], wild: bool) -> int:
+def _own_kind(before: SeatView, claim: SeenClaim, mine: Sequence[int], wild: bool) -> int:
     """The ``claim_kind`` of the rememberer's own claim: a lie is covered when it held (in
     its hand, or among its own cards already on the pile, which nobody else can place either)
     as many cards true for the rank as it claimed."""
-    held = sum(
-        1
-        for card in before.players[claim.seat].hand
-        if card.rank is claim.rank or (wild and card.rank is Rank.JOKER)
-    )
+    held = sum(1 for card in before.hand if _stands_for(card, claim.rank, wild))
     held += mine[slot(claim.rank)] + (mine[slot(Rank.JOKER)] if wild else 0)
-    count = len(claim.cards)
-    return claim_kind(is_lie(before.rules, claim), count, covered=count <= held)
+    lie = any(not _stands_for(card, claim.rank, wild) for card in claim.cards)
+    return claim_kind(lie, claim.count, covered=claim.count <= held)
+
+
+def _stands_for(card: Card, rank: Rank, wild: bool) -> bool:
+    """Whether ``card`` is true for a claim of ``rank`` (RULES.md ``jokers``)."""
+    return card.rank is rank or (wild and card.rank is Rank.JOKER)
 
 
 #: The events that change a memory (the others, such as a turn starting, change nothing).
-_REMEMBERED = (CardsPlayed, ChallengeResolved, FinalAccepted, Passed, PlayerLeft)
+_REMEMBERED = (CardsPlayed, ChallengeResolved, FinalAccepted, Passed, PlayerLeft, RoundDealt)
 
 
-def _could_call(state: GameState, claimant: int) -> tuple[int, ...]:
+def _could_call(view: SeatView, claimant: int) -> tuple[int, ...]:
     """Who could call Cheat! on a new play by ``claimant`` (RULES.md ``challengers``)."""
-    if state.rules.challengers is Challengers.NEXT:
-        return (state.next_active(claimant),)
-    return tuple(s for s in state.active_seats() if s != claimant)
+    if view.rules.challengers is Challengers.NEXT:
+        return (view.next_active(claimant),)
+    return tuple(s for s in view.active_seats() if s != claimant)
 
 
 def _take_pile(
-    event: ChallengeResolved,
+    event: SeenChallenge,
     me: int,
     full: bool,
     mine: list[int],
@@ -461,7 +516,7 @@ def _take_pile(
     if not full:
         return
     claimant = seats[claim.seat]
-    if len(claim.cards) == 1:
+    if claim.count == 1:
         claimant.single_shown += 1
         claimant.single_lies += event.lie
     else:

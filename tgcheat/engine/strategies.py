@@ -72,7 +72,7 @@ from tgcheat.engine.knowledge import (
     remember,
     slot,
 )
-from tgcheat.engine.rules import Challengers, Jokers, Passing, RankRule
+from tgcheat.engine.rules import CHAMBERS, Challengers, Jokers, Passing, RankRule
 from tgcheat.engine.state import GameState, Phase
 from tgcheat.engine.view import SeatView, SeenClaim, callers, see
 
@@ -612,6 +612,17 @@ def calibrated(chance: float, knowledge: Knowledge, claimant: int) -> float:
     return (record.judged[BINS + index] + CLAIMANT_PRIOR * table) / (own + CLAIMANT_PRIOR)
 
 
+def _last_first(inverse: int, now: int) -> tuple[int, ...]:
+    return tuple(sorted(range(13), key=lambda r: -((r - now) % 13 * inverse % 13)))
+
+
+#: For each inverse of a table's step modulo 13, then each rank of a turn: the ranks by how
+#: many of the player's turns later they come, the last first (``_Planner``).
+_LAST_FIRST = {
+    inverse: tuple(_last_first(inverse, now) for now in range(13)) for inverse in range(1, 13)
+}
+
+
 class _Planner:
     """Turns and bluffs the cards of a hand will still cost the player at one seat."""
 
@@ -627,6 +638,9 @@ class _Planner:
         # is prime and a table has fewer than 13 players, so the inverse exists).
         self.inverse = pow(self.step % 13, -1, 13)
         self._memo: dict[tuple[tuple[int, ...], int, int], float] = {}
+        # For each rank of a turn, the ranks by how many turns later they come, the last
+        # first (the waits differ: ``inverse`` is a bijection modulo 13).
+        self._last_first = _LAST_FIRST[self.inverse]
         required = view.required
         # The rank of this player's next turn under ``ascending`` (a challenge does not
         # reset the sequence; a pass moves it on like a play).
@@ -667,10 +681,7 @@ class _Planner:
 
     def _farthest(self, counts: Sequence[int], rank: int) -> int:
         """The rank held (jokers aside) whose turn comes last from ``rank``'s turn on."""
-        return max(
-            (r for r in range(13) if counts[r]),
-            key=lambda r: (r - rank) % 13 * self.inverse % 13,
-        )
+        return next(r for r in self._last_first[rank] if counts[r])
 
     def _endgame(self, counts: tuple[int, ...], jokers: int, rank: int) -> float:
         """The least cost of going out from a small hand, this turn's rank being ``rank``:
@@ -713,10 +724,10 @@ class _Planner:
 
     def _farthest_other(self, counts: Sequence[int], rank: int) -> int:
         """Like ``_farthest``, never ``rank`` itself unless nothing else is left."""
-        others = [r for r in range(13) if counts[r] and r != rank]
-        if not others:
-            return rank
-        return max(others, key=lambda r: (r - rank) % 13 * self.inverse % 13)
+        for r in self._last_first[rank]:
+            if counts[r] and r != rank:
+                return r
+        return rank
 
     def _groups(self, counts: Sequence[int]) -> tuple[float, float]:
         """When ranks are named (``free``; ``same`` for whoever opens): one turn a group of a
@@ -741,6 +752,13 @@ class HardStrategy(_Counting):
     #: The reveals it calibrates on are the claims someone chose to call, more often lies
     #: than the claims it weighs: a call must pay by this much more than even.
     call_margin = 0.15
+
+    def choose(
+        self, view: SeatView, knowledge: Knowledge, rng: AIRandom, now_ms: int
+    ) -> Action | None:
+        if view.rules.revolver and _may_act(view):
+            return _Revolver(self, view, knowledge, rng).decide(now_ms)
+        return super().choose(view, knowledge, rng, now_ms)
 
     def judge(self, view: SeatView, knowledge: Knowledge, claim: SeenClaim) -> float:
         """The chance of a lie by counting alone (with the claimant's padding habits), before
@@ -955,8 +973,11 @@ class _Doubt:
         return self.totals[index] + (self.totals[JOKER] if self.wild else 0)
 
     def own_on_pile(self, rank: Rank) -> int:
+        """Its own cards on the pile that stand for ``rank``, less its own claims of the rank
+        there (the others count those as copies on the pile already)."""
         mine = self.knowledge.mine_on_pile
-        return mine[slot(rank)] + (mine[JOKER] if self.wild else 0)
+        held = mine[slot(rank)] + (mine[JOKER] if self.wild else 0)
+        return max(0, held - self.knowledge.mine_claimed[slot(rank)])
 
     def risk(
         self, *, lie: bool, count: int, deficit: int, outside: int, covered: bool = False
@@ -993,6 +1014,100 @@ def _binomial_tail(trials: int, chance: float, at_least: int) -> float:
         math.comb(trials, k) * chance**k * (1.0 - chance) ** (trials - k)
         for k in range(at_least, trials + 1)
     )
+
+
+# --- hard under the revolver ---------------------------------------------------------------------
+
+#: What ``hard`` assumes, before it has seen any, of how likely the next player is to call a
+#: lie of its own under the revolver (``knowledge.claim_kind``: true one card, true more, a
+#: lie of one card, of more, a covered lie).
+REVOLVER_CALL_PRIOR = (0.2, 0.3, 0.45, 0.6, 0.35)
+
+
+def death_chance(view: SeatView, seat: int) -> float:
+    """The chance that ``seat``'s next pull of the trigger shoots (one bullet, the chambers
+    pulled so far empty)."""
+    pulls = view.pulls[seat] if seat < len(view.pulls) else 0
+    return 1.0 / max(1, CHAMBERS - pulls)
+
+
+class _Revolver:
+    """``hard`` under ``penalty=revolver``: no pile to take, a round ends at the first call
+    and whoever was wrong pulls the trigger. A call is weighed by the chances of each pull
+    shooting (the caller's own against the claimant's, that one worth a share among several
+    opponents); a turn plays true cards (the rank and jokers) while it holds any, keeping one
+    back for the next turn when it also holds cards it would have to lie with, and lies with
+    as few cards as it can, the fewer the less a lie is called. Going without cards is safe
+    for the rest of the round."""
+
+    def __init__(
+        self, hard: HardStrategy, view: SeatView, knowledge: Knowledge, rng: AIRandom
+    ) -> None:
+        self.hard = hard
+        self.view = view
+        self.knowledge = knowledge
+        self.rng = rng
+
+    def decide(self, now_ms: int) -> Action | None:
+        view = self.view
+        seat = view.seat
+        claims = view.challengeable()
+        if claims and seat in view.awaited:
+            claim = claims[-1]
+            if view.play_limit == 0 or self._calls(claim):
+                return Challenge(seat, claim.number, now_ms)
+        if seat != view.turn or view.play_limit == 0:
+            return None
+        return self._turn()
+
+    def _opponent_weight(self) -> float:
+        """What an opponent's pull is worth against one's own: all of it head to head."""
+        alive = len(self.view.active_seats()) - 1
+        return 1.0 if alive <= 1 else 1.0 / alive
+
+    def _calls(self, claim: SeenClaim) -> bool:
+        view = self.view
+        p = self.hard.lie_chance(view, self.knowledge, claim)
+        if p >= 1.0:
+            return True
+        mine = death_chance(view, view.seat)
+        theirs = death_chance(view, claim.seat) * self._opponent_weight()
+        calling = (1.0 - p) * mine - p * theirs
+        # Letting it stand: this player plays on, and a lie of its own may be called.
+        honest = bool(_true_cards(view, view.required or claim.rank))
+        nxt = view.next_in_round(view.seat)
+        lie_kind = claim_kind(True, 1)
+        called = self._call_chance(nxt, lie_kind)
+        playing_on = 0.0 if honest else called * mine
+        return calling < playing_on - REVOLVER_MARGIN * mine
+
+    def _call_chance(self, seat: int, kind: int) -> float:
+        record = self.knowledge.seats[seat] if seat < len(self.knowledge.seats) else SeatRecord()
+        chances = record.on_mine[kind]
+        calls = record.on_mine[KINDS + kind]
+        prior = REVOLVER_CALL_PRIOR[kind]
+        return (calls + prior * CALL_PRIOR_WEIGHT) / (chances + CALL_PRIOR_WEIGHT)
+
+    def _turn(self) -> Action:
+        view = self.view
+        seat = view.seat
+        rank = view.required if view.required is not None else rank_held_most(view.hand)
+        true_cards = _true_cards(view, rank)
+        # Naturals first, jokers last: a joker is true for any rank of a later round too.
+        false_cards = [c for c in view.hand if c not in true_cards]
+        limit = view.play_limit
+        if true_cards:
+            shown = true_cards[:limit]
+            if false_cards:
+                # One true card a turn while it also holds cards it would have to lie with:
+                # every later turn of the round then has a true card too.
+                shown = shown[:1]
+            return Play(seat, tuple(shown), rank)
+        return Play(seat, (false_cards[_pick(self.rng, len(false_cards))],), rank)
+
+
+#: How much of its own pull's chance a call must save over playing on.
+REVOLVER_MARGIN = 0.0
 
 
 # --- the registry --------------------------------------------------------------------------------

@@ -15,9 +15,19 @@ copy of a rank lies in the pile: the referee checks it, as it would for a person
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tgcheat.engine.cards import Card, Rank
+from tgcheat.engine.events import (
+    CardsPlayed,
+    ChallengeResolved,
+    Event,
+    FinalAccepted,
+    Passed,
+    PlayerLeft,
+    RoundDealt,
+)
 from tgcheat.engine.game import (
     awaited,
     can_accept,
@@ -176,3 +186,65 @@ def callers(view: SeatView, claim: SeenClaim) -> tuple[int, ...]:
     if view.rules.challengers is Challengers.NEXT:
         return (view.next_in_round(claim.seat),)
     return tuple(s for s in view.active_seats() if s != claim.seat)
+
+
+# --- what a seat saw happen ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SeenPlay:
+    """A play as one seat saw it: the claim, with its cards only for the seat's own play."""
+
+    claim: SeenClaim
+
+
+@dataclass(frozen=True, slots=True)
+class SeenChallenge:
+    """A challenge as the table saw it: the challenged play's cards are turned over."""
+
+    challenger: int
+    claim: SeenClaim
+    revealed: tuple[Card, ...]
+    lie: bool
+    taker: int
+    callers: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SeenAccept:
+    """A final play accepted by ``seat`` (its cards stay face down)."""
+
+    seat: int
+
+
+#: What a seat's memory is told of one ``apply``: the events a player at the table
+#: remembers, as that seat saw them (``Passed``, ``PlayerLeft`` and ``RoundDealt`` hold no
+#: card anybody could not see).
+SeenEvent = SeenPlay | SeenChallenge | SeenAccept | Passed | PlayerLeft | RoundDealt
+
+
+def seen_events(events: Iterable[Event], seat: int) -> tuple[SeenEvent, ...]:
+    """``events`` as the player at ``seat`` saw them: the other events change no memory."""
+    seen: list[SeenEvent] = []
+    for event in events:
+        match event:
+            case CardsPlayed(claim=claim):
+                seen.append(SeenPlay(seen_claim(claim, seat)))
+            case ChallengeResolved():
+                seen.append(
+                    SeenChallenge(
+                        challenger=event.challenger,
+                        claim=seen_claim(event.claim, seat),
+                        revealed=event.revealed,
+                        lie=event.lie,
+                        taker=event.taker,
+                        callers=event.callers,
+                    )
+                )
+            case FinalAccepted(seat=accepter):
+                seen.append(SeenAccept(accepter))
+            case Passed() | PlayerLeft() | RoundDealt():
+                seen.append(event)
+            case _:
+                pass
+    return tuple(seen)
