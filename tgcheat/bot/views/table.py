@@ -473,6 +473,7 @@ def _names(tr: Translator, state: GameState, award: Award) -> str:
 def pulling_line(tr: Translator, state: GameState, seat: int) -> str:
     """The pause before a pull of the revolver's trigger (``penalty=revolver``): who is about
     to pull it."""
-    return tr._("🔫 {name} puts the revolver to their head…").format(
+    text = tr._("🔫 {name} puts the revolver to their head…").format(
         name=name_html(state.players[seat].name)
     )
+    return directed(tr, text)
