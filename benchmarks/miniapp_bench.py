@@ -37,6 +37,9 @@ from tgcheat.store.watching import REPORT_EVERY_MS
 #: 512 MB Render or Fly machine).
 BUDGET_MB = 512
 PLAYERS = (User(41, "Ann"), User(42, "Bob"), User(43, "Cleo"))
+#: Members of the group who watch the game in the Mini App: one stream each (a person may
+#: hold only a few at once, see tgcheat.webapp.streams).
+WATCHERS = tuple(User(500 + i, f"Watcher {i}") for i in range(200))
 
 
 def by_id(user_id: int) -> User:
@@ -147,18 +150,23 @@ async def listen_all(base: str, chat: int, clients: int) -> None:
     limits = httpx.Limits(max_connections=clients + 10)
 
     async def listen(index: int, client: httpx.AsyncClient) -> None:
-        user = PLAYERS[index % len(PLAYERS)]
-        async with client.stream(
-            "GET", "/app/api/events", params={"place": str(chat)},
-            headers=auth(init_data(user)), timeout=None,
-        ) as response:  # fmt: skip
-            first = True
-            async for line in response.aiter_lines():
-                if line.startswith("data: "):
-                    received[index][orjson.loads(line[6:])["v"]] = time.monotonic()
-                    if first:
-                        first = False
-                        ready.release()
+        user = (PLAYERS + WATCHERS)[index]
+        first = True
+        try:
+            async with client.stream(
+                "GET", "/app/api/events", params={"place": str(chat)},
+                headers=auth(init_data(user)), timeout=None,
+            ) as response:  # fmt: skip
+                async for line in response.aiter_lines():
+                    if line.startswith("data: "):
+                        received[index][orjson.loads(line[6:])["v"]] = time.monotonic()
+                        if first:
+                            first = False
+                            ready.release()
+        finally:
+            if first:
+                # A stream that ended before its first state is counted as missing all.
+                ready.release()
 
     async with httpx.AsyncClient(base_url=base, limits=limits) as client:
         tasks = [asyncio.create_task(listen(i, client)) for i in range(clients)]
@@ -174,6 +182,7 @@ async def listen_all(base: str, chat: int, clients: int) -> None:
 
 async def listeners(bot: Any, base: str, chat: int, clients: int, plays: int) -> dict[str, float]:
     await bot.open_game(chat, PLAYERS)
+    bot.fake.set_members(chat, [user.id for user in WATCHERS])
     rss_before = rss_mb()
     child = await asyncio.create_subprocess_exec(
         sys.executable, __file__, "--listen", base, str(chat), str(clients),
