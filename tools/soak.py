@@ -811,7 +811,8 @@ class GameDriver:
         shown_by = time.monotonic() + LONG_FLOOD_SHOWN_S
         while await self.held_back():
             if time.monotonic() > shown_by:
-                self.fail(f"held back {LONG_FLOOD_SHOWN_S} s after a flood wait ended")
+                left = await self.why()
+                self.fail(f"held back {LONG_FLOOD_SHOWN_S} s after a flood wait ended ({left})")
                 return
             await asyncio.sleep(0.2)
         self.stats.shown["long_429_shown_after_s"] = round(time.monotonic() - ends, 1)
