@@ -456,6 +456,7 @@ def rendered(tr: Translator) -> Iterator[Shown]:
         yield _view(f"quick, {waiting} waiting", views.quick_waiting_view(tr, waiting))
     yield "quick, waiting in the app", views.quick_waiting_text(tr, 2, in_chat=False), ()
     yield _view("quick, left", views.quick_left_view(tr))
+    yield _view("quick, found", views.quick_found_view(tr))
     quick = dataclasses.replace(session(), chat_id=Place.of_quick_game(7).chat_id, title="")
     yield _view("quick: table", views.table_view(tr, quick, final, BOT))
     yield _view("quick: hand", views.hand_view(tr, quick, final, 1, ""))
@@ -591,6 +592,7 @@ COVERED = {
     "quick_waiting_view",
     "quick_waiting_text",
     "quick_left_view",
+    "quick_found_view",
     # What every view's text and keyboard go through: the reader's direction.
     "page",
     "directed",

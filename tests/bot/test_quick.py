@@ -101,6 +101,11 @@ async def test_two_people_who_ask_within_seconds_play_one_game(redis: Redis) -> 
         assert await bot.store.quick.waiting() == []
         ann, bob = await _quick_session(bot, ANN), await _quick_session(bot, BOB)
         assert ann.place == bob.place and ann.quick
+        # The message that said each waits now says the table was made, without its 🚪.
+        for user, found in ((ANN, "Found a table"), (BOB, "Tisch gefunden")):
+            waiting = next(m for m in bot.fake.bot_messages(user.id) if "⚡" in (m.seen_text or ""))
+            assert found in (waiting.seen_text or ""), waiting.seen_text
+            assert waiting.buttons == []
         state = ann.game
         assert state is not None and state.phase is not Phase.FINISHED
         assert sorted(_humans(state)) == [ANN.id, BOB.id]

@@ -27,12 +27,14 @@ MAX_WAITING = 1_000
 #: Game marks past their time a match drops at most (the rest go with the next ones).
 PRUNE_MARKS = 100
 
-# Drops the entries of the queue older than the wait (KEYS[1] the queue, KEYS[2] the seekers).
+# Drops the entries of the queue older than the wait (KEYS[1] the queue, KEYS[2] the seekers:
+# per person, how they are shown, and under "m:<user>" the message that told them they wait).
 _EXPIRE = """
 local function expire(now, wait)
   local old = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - wait)
   if #old > 0 then
     redis.call('HDEL', KEYS[2], unpack(old))
+    for _, user in ipairs(old) do redis.call('HDEL', KEYS[2], 'm:' .. user) end
     redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - wait)
   end
 end
@@ -51,7 +53,7 @@ expire(now, tonumber(ARGV[6]))
 if redis.call('ZSCORE', KEYS[1], user) then
   if mode == 'join' then return {'queued', redis.call('ZCARD', KEYS[1])} end
   redis.call('ZREM', KEYS[1], user)
-  redis.call('HDEL', KEYS[2], user)
+  redis.call('HDEL', KEYS[2], user, 'm:' .. user)
   return {'left', 0}
 end
 if mode == 'leave' then return {'absent', 0} end
@@ -73,7 +75,8 @@ return {'queued', redis.call('ZCARD', KEYS[1])}
 # their times, the count of games; ARGV: now (ms), SEATS, FILL_AFTER_MS, WAIT_MS, MAX_GAME_MS,
 # PRUNE_MARKS). Due when SEATS people wait, or the first of them waited FILL_AFTER_MS: the first
 # SEATS (or fewer) leave the queue, marked as playing the new game. Returns {} when none is
-# due, else {the game's number, user id, "<language> <name>", user id, ...}.
+# due, else {the game's number, user id, "<language> <name>", waiting message id (0: none),
+# user id, ...}.
 _MATCH = (
     _EXPIRE
     + """
@@ -93,14 +96,25 @@ for i = 1, #waiting, 2 do
   local user = waiting[i]
   found[#found + 1] = user
   found[#found + 1] = redis.call('HGET', KEYS[2], user) or 'en ?'
+  found[#found + 1] = redis.call('HGET', KEYS[2], 'm:' .. user) or '0'
   redis.call('ZREM', KEYS[1], user)
-  redis.call('HDEL', KEYS[2], user)
+  redis.call('HDEL', KEYS[2], user, 'm:' .. user)
   redis.call('HSET', KEYS[3], user, number)
   redis.call('ZADD', KEYS[4], now + tonumber(ARGV[5]), user)
 end
 return found
 """
 )
+
+
+# The message that told a person they wait, kept while they still do (KEYS: the queue, the
+# seekers; ARGV: the user id, the message id).
+_NOTE = """
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  redis.call('HSET', KEYS[2], 'm:' .. ARGV[1], ARGV[2])
+end
+return 1
+"""
 
 
 class Asked(enum.Enum):
@@ -142,6 +156,7 @@ class QuickQueue:
         self._keys = keys
         self._ask = redis.register_script(_ASK)
         self._match = redis.register_script(_MATCH)
+        self._note = redis.register_script(_NOTE)
 
     def _queue_keys(self) -> list[str]:
         keys = self._keys
@@ -196,6 +211,12 @@ class QuickQueue:
         number, *rest = raw
         return Match(int(number), _seekers(rest))
 
+    async def note_waiting_message(self, user_id: int, message_id: int) -> None:
+        """The message that told the person they wait: edited when their table is made (kept
+        only while they still wait)."""
+        keys = [self._keys.quick_queue(), self._keys.quick_seekers()]
+        await bounded(self._note(keys=keys, args=[user_id, message_id]))
+
     async def waiting(self) -> list[int]:
         """Who waits now, first asked first (for tests and tools)."""
         raw = await bounded(self._redis.zrange(self._keys.quick_queue(), 0, -1))
@@ -216,7 +237,7 @@ class QuickQueue:
         keys = self._keys
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.zrem(keys.quick_queue(), str(user_id))
-            pipe.hdel(keys.quick_seekers(), str(user_id))
+            pipe.hdel(keys.quick_seekers(), str(user_id), f"m:{user_id}")
             pipe.hdel(keys.quick_playing(), str(user_id))
             pipe.zrem(keys.quick_playing_until(), str(user_id))
             await bounded(pipe.execute())
@@ -229,8 +250,8 @@ class QuickQueue:
 
 def _seekers(raw: Sequence[bytes | str]) -> tuple[Seeker, ...]:
     found = []
-    for user, shown in zip(raw[::2], raw[1::2], strict=True):
+    for user, shown, message in zip(raw[::3], raw[1::3], raw[2::3], strict=True):
         text = shown.decode() if isinstance(shown, bytes) else shown
         language, _, name = text.partition(" ")
-        found.append(Seeker(int(user), name or "?", language or "en"))
+        found.append(Seeker(int(user), name or "?", language or "en", int(message)))
     return tuple(found)

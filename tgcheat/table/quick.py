@@ -55,11 +55,13 @@ def quick_rules() -> Rules:
 
 @dataclass(frozen=True, slots=True)
 class Seeker:
-    """A person matched for a quick game: their id, the name others see, their language."""
+    """A person matched for a quick game: their id, the name others see, their language, and
+    the message that told them they wait (0: none, e.g. asked in the Mini App)."""
 
     user_id: int
     name: str
     language: str
+    waiting_message: int = 0
 
 
 def quick_game(

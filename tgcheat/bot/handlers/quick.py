@@ -8,14 +8,17 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from telegram.error import TelegramError
+
 from tgcheat.bot import views
 from tgcheat.bot.callbacks import QuickPress
 from tgcheat.bot.handlers.shell import Answer, Asker, Command, Shell, new_game_id
 from tgcheat.bot.sender import ChatFlooded
 from tgcheat.bot.taps import Tap
-from tgcheat.i18n import N_, Translator
+from tgcheat.i18n import N_, Translator, translator
 from tgcheat.store.quick import Answer as Queued
 from tgcheat.store.quick import Asked, Mode
+from tgcheat.store.send_budget import Priority
 from tgcheat.table import transitions as table
 from tgcheat.table.place import Place
 from tgcheat.table.quick import MAX_NAME, Seeker, quick_game, seated_in
@@ -56,7 +59,8 @@ class QuickHandlers:
         tr = await self.shell.language_of(command.asker)
         seeking = Seeking(command.user_id, quick_name(command.full_name, tr), tr)
         answer = await self.ask(seeking, Mode.TOGGLE)
-        await self.shell.tell(command.asker, _answer_view(tr, answer))
+        told = await self.shell.tell(command.asker, _answer_view(tr, answer))
+        await self._note_waiting(seeking, answer, told)
         await self.match_due()
 
     async def press(self, tap: Tap, press: QuickPress) -> None:
@@ -71,7 +75,8 @@ class QuickHandlers:
         answer = await self.ask(seeking, Mode.JOIN if press.join else Mode.LEAVE)
         if answer.outcome is Asked.QUEUED and press.join:
             await shell.sender.answer(tap.query_id)
-            await shell.tell(asker, _answer_view(tr, answer))
+            told = await shell.tell(asker, _answer_view(tr, answer))
+            await self._note_waiting(seeking, answer, told)
             await self.match_due()
             return
         await shell.sender.answer(tap.query_id, quick_answer_text(tr, answer))
@@ -98,6 +103,12 @@ class QuickHandlers:
                 return answer
             over = answer.detail
         return answer
+
+    async def _note_waiting(self, seeking: Seeking, answer: Queued, told: int | None) -> None:
+        """The message that says the person waits is kept with their place in the queue: once
+        their table is made, it says so and loses its 🚪 button."""
+        if answer.outcome is Asked.QUEUED and told is not None:
+            await self.shell.store.quick.note_waiting_message(seeking.user_id, told)
 
     # --- making tables ----------------------------------------------------------------------
 
@@ -131,6 +142,23 @@ class QuickHandlers:
             await shell.show(place, committed)
         except ChatFlooded as flooded:
             await shell.held_back(flooded)
+        for seeker in seekers:
+            if seeker.waiting_message:
+                await self._found(seeker)
+
+    async def _found(self, seeker: Seeker) -> None:
+        """The message that said the person waits now says their table was made (its 🚪
+        button gone): their game is below it."""
+        tr = translator(seeker.language)
+        try:
+            await self.shell.sender.edit(
+                seeker.user_id,
+                seeker.waiting_message,
+                views.quick_found_view(tr),
+                priority=Priority.LATER,
+            )
+        except (ChatFlooded, TelegramError) as error:
+            log.info("quick game: %s's waiting message not edited (%s)", seeker.user_id, error)
 
     # --- leaving ------------------------------------------------------------------------------
 

@@ -293,24 +293,25 @@ class Shell:
         log.info("%s asks faster than they are answered: a reply dropped", asker_id)
         return False
 
-    async def tell(self, asker: Asker, view: views.View) -> None:
+    async def tell(self, asker: Asker, view: views.View) -> int | None:
         """A message to whoever asked: in the chat they wrote in, as a reply in a group (and
         the live table comes back below it), while their replies and the group's budget
-        allow."""
+        allow. The message's id; None when none was sent."""
         chat_id = asker.chat_id
         if chat_id is None:
-            return
+            return None
         in_group = chat_id < 0
         place = Place(chat_id, asker.topic)
         if not await self.may_reply(asker):
-            return
+            return None
         if in_group and not await self.store.budget.take_for_reply(place, self.clock()):
             log.info("chat %s over its budget: a reply to %s dropped", place, asker.user_id)
-            return
-        await self.sender.send(place, view, reply_to=asker.message_id)
+            return None
+        sent = await self.sender.send(place, view, reply_to=asker.message_id)
         if in_group:
             # The reply counted a message below the place's table: its sync brings it down.
             await self.delivery.sync(place)
+        return sent
 
     async def reply(self, asker: Asker, text: str, **fields: str) -> None:
         tr = await self.language_of(asker)

@@ -42,7 +42,12 @@ from tgcheat.bot.views.profile import (
     profile_view,
     result_card,
 )
-from tgcheat.bot.views.quick import quick_left_view, quick_waiting_text, quick_waiting_view
+from tgcheat.bot.views.quick import (
+    quick_found_view,
+    quick_left_view,
+    quick_waiting_text,
+    quick_waiting_view,
+)
 from tgcheat.bot.views.refusals import REFUSALS, Reason, refusal_text
 from tgcheat.bot.views.settings import (
     language_name,
@@ -124,6 +129,7 @@ __all__ = [
     "profile_view",
     "pull_view",
     "pulling_line",
+    "quick_found_view",
     "quick_left_view",
     "quick_waiting_text",
     "quick_waiting_view",

@@ -41,6 +41,11 @@ def quick_waiting_view(tr: Translator, waiting: int) -> View:
     return page(tr, quick_waiting_text(tr, waiting), markup)
 
 
+def quick_found_view(tr: Translator) -> View:
+    """The waiting message once the person's table is made: no button; the game follows."""
+    return page(tr, tr._("⚡ Found a table: your game is below."))
+
+
 def quick_left_view(tr: Translator) -> View:
     join = QuickPress(join=True)
     markup = keyboard([[button(tr._("⚡ Quick game"), callback_data=join.encode())]])
