@@ -9,14 +9,15 @@ counted from the moment the game last changed, ``Session.changed_ms``).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from tgcheat.bot import views
-from tgcheat.bot.delivery.plan import Desired, WantedLine, WantedSlot
+from tgcheat.bot.delivery.plan import Chat, Desired, WantedLine, WantedSlot
 from tgcheat.engine.events import ChallengeResolved, TriggerPulled
 from tgcheat.engine.state import GameState, Phase
-from tgcheat.i18n import translator
+from tgcheat.i18n import Translator, translator
 from tgcheat.store.send_budget import Priority
 from tgcheat.table.computers import is_computer
 from tgcheat.table.place import Place
@@ -120,7 +121,14 @@ def _table_slot(session: Session, told: Told, drawing: Drawing) -> WantedSlot | 
         # A lobby closed without a game.
         view = views.lobby_closed_view(tr, expired=session.lobby_expired)
         return WantedSlot(TABLE, chat, epoch, view, edit_priority=Priority.LATER)
-    view = views.table_view(
+    view = _game_table_view(tr, session, state, drawing)
+    return _game_table_slot(TABLE, chat, epoch, view, state)
+
+
+def _game_table_view(
+    tr: Translator, session: Session, state: GameState, drawing: Drawing
+) -> views.View:
+    return views.table_view(
         tr,
         session,
         state,
@@ -129,11 +137,17 @@ def _table_slot(session: Session, told: Told, drawing: Drawing) -> WantedSlot | 
         drawing.news,
         app=drawing.app_url is not None,
     )
+
+
+def _game_table_slot(
+    name: str, chat: Chat, epoch: str, view: views.View, state: GameState
+) -> WantedSlot:
+    """A game's table in ``chat``."""
     # Last cards to answer are what the players must see to act; any other edit may wait.
     edit = Priority.MUST if state.phase is Phase.FINAL_CHECK else Priority.TABLE
     # A live game's table comes back below others' messages; a result stays where it is.
     live = state.phase is not Phase.FINISHED
-    return WantedSlot(TABLE, chat, epoch, view, edit_priority=edit, stays_last=live)
+    return WantedSlot(name, chat, epoch, view, edit_priority=edit, stays_last=live)
 
 
 def quick_table_slot(user_id: int) -> str:
@@ -149,40 +163,31 @@ def _quick_players(state: GameState) -> list[int]:
 def _quick_table_slots(
     session: Session, state: GameState, told: Told, drawing: Drawing
 ) -> list[WantedSlot]:
-    """A quick game's table, in each person's private chat and language (no group has it)."""
+    """A quick game's table, in each person's private chat and language (no group has it):
+    drawn once per language."""
     epoch = f"{session.game_id}:{told.table_epoch if told.game_id == session.game_id else 0}"
-    edit = Priority.MUST if state.phase is Phase.FINAL_CHECK else Priority.TABLE
-    live = state.phase is not Phase.FINISHED
+    drawn: dict[str, views.View] = {}
     slots = []
     for user_id in _quick_players(state):
-        view = views.table_view(
-            translator(session.language_of(user_id)),
-            session,
-            state,
-            drawing.bot_username,
-            session.changed_ms or None,
-            drawing.news,
-            app=drawing.app_url is not None,
-        )
-        slots.append(
-            WantedSlot(
-                quick_table_slot(user_id),
-                Place(user_id),
-                epoch,
-                view,
-                edit_priority=edit,
-                stays_last=live,
-            )
-        )
+        language = session.language_of(user_id)
+        if language not in drawn:
+            drawn[language] = _game_table_view(translator(language), session, state, drawing)
+        slot_name = quick_table_slot(user_id)
+        slots.append(_game_table_slot(slot_name, Place(user_id), epoch, drawn[language], state))
     return slots
 
 
 def _quick_lines(session: Session, state: GameState, told: Told) -> tuple[WantedLine, ...]:
-    """A quick game's lines (reveals, passes, pulls), in each person's chat and language;
-    those posted already are skipped by the plan (``Shown.last_line`` of each chat)."""
+    """A quick game's lines (reveals, passes, pulls), in each person's chat and language
+    (drawn once per language); those posted already are skipped by the plan
+    (``Shown.last_line`` of each chat)."""
+    drawn: dict[str, tuple[WantedLine, ...]] = {}
     lines: list[WantedLine] = []
     for user_id in _quick_players(state):
-        lines += _lines(session, state, told, 0, Place(user_id), session.language_of(user_id))
+        language = session.language_of(user_id)
+        if language not in drawn:
+            drawn[language] = _lines(session, state, told, 0, language=language)
+        lines += (dataclasses.replace(line, chat=Place(user_id)) for line in drawn[language])
     return tuple(lines)
 
 
@@ -236,11 +241,10 @@ def _lines(
     state: GameState,
     told: Told,
     after: int,
-    chat: Place | None = None,
     language: str | None = None,
 ) -> tuple[WantedLine, ...]:
-    """The log's lines after ``after``, for the place's chat (or ``chat``) in the place's
-    language (or ``language``)."""
+    """The log's lines after ``after``, for the place's chat, in the place's language (or
+    ``language``)."""
     tr = translator(language or session.language)
     lines = []
     for seq, event in told.lines:
@@ -252,5 +256,5 @@ def _lines(
             view = views.View(views.pull_view(tr, state, event))
         else:
             view = views.View(views.passed_view(tr, state, event))
-        lines.append(WantedLine(seq, chat or session.place, view))
+        lines.append(WantedLine(seq, session.place, view))
     return tuple(lines)
