@@ -136,12 +136,7 @@ async def play_quick(table: QuickTable) -> int:
     """One whole quick game of the table's people; returns its number of plays."""
     for user in table.users:
         await table._feed(table.updates.command(private(user), user, "quick", None), "/quick")
-    for _ in range(MAX_MOVES):
-        _, state = await table.state()
-        if state.phase is Phase.FINISHED:
-            return table.moves["plays"]
-        await table.move()
-    raise RuntimeError(f"a game did not end within {MAX_MOVES} moves")
+    return await play_to_the_end(table)
 
 
 def cause_of(update: JsonDict) -> str:
@@ -170,6 +165,11 @@ async def play_one(table: PacedTable, preset: str) -> int:
     for user in table.users:
         await table.join(user)
     await table.tap(opener, GROUP_ID, lambda p: p.op is Op.START)
+    return await play_to_the_end(table)
+
+
+async def play_to_the_end(table: PacedTable) -> int:
+    """The dealt game played move by move to its end; returns its number of plays."""
     for _ in range(MAX_MOVES):
         _, state = await table.state()
         if state.phase is Phase.FINISHED:
