@@ -19,7 +19,7 @@ from tgcheat.bot.app import CheatApplication
 from tgcheat.bot.callbacks import Op
 from tgcheat.bot.timers import Timers
 from tgcheat.engine.game import can_accept, play_limit
-from tgcheat.engine.state import GameState, Phase
+from tgcheat.engine.state import EndReason, GameState, Phase
 from tgcheat.table.computers import is_computer
 from tgcheat.table.place import Place
 from tgcheat.table.quick import FILL_AFTER_MS, SEATS, WAIT_MS
@@ -282,3 +282,20 @@ async def test_forgetme_takes_a_person_out_of_the_queue(redis: Redis) -> None:
                 assert await redis.zscore(key, str(ANN.id)) is None
             elif kind == b"hash":
                 assert not await redis.hexists(key, str(ANN.id))
+
+
+async def test_a_table_left_to_computer_players_alone_stops(redis: Redis) -> None:
+    """The only person at a quick table leaves it: the computer players do not play on for
+    nobody (the clock would keep their game going; the person could make one a minute)."""
+    async with quick_bot(redis) as (bot, clock):
+        await _ask(bot, CY)
+        clock.advance(FILL_AFTER_MS)
+        assert await _timers(bot).quick_tables() == 1
+        place = (await _quick_session(bot, CY)).place
+        await bot.command(CY, "/leave", chat=private(CY))
+        session, _ = await bot.store.load(place)
+        assert session is not None and session.game is not None
+        assert session.game.phase is Phase.FINISHED
+        assert session.game.result is not None
+        assert session.game.result.reason is EndReason.STOPPED
+        assert session.next_deadline_ms == 0

@@ -6,8 +6,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from tgcheat.engine.actions import Stop
 from tgcheat.engine.events import Event
 from tgcheat.engine.game import (
+    apply,
     awaited,
     pending_deadline_ms,
 )
@@ -17,7 +19,7 @@ from tgcheat.table.chronicle import Notice, NoticeKind, notice_of, tallied
 from tgcheat.table.clock import (
     game_deadline,
 )
-from tgcheat.table.computers import computers_due
+from tgcheat.table.computers import computers_due, is_computer
 from tgcheat.table.session import Session
 from tgcheat.table.story import storied
 from tgcheat.table.told import told_after, told_noticed, told_reminded
@@ -28,7 +30,12 @@ Events = tuple[Event, ...]
 def advance(session: Session, state: GameState, events: Sequence[Event], now_ms: int) -> Session:
     """The session after its game became ``state``: the next deadline, the match's score when
     a game of a match has just ended, the game's tally, and the notice of what happened
-    without anyone's press (none after a person's own move)."""
+    without anyone's press (none after a person's own move). A game left to computer players
+    alone (every person left it, or was removed or shot) stops there: nobody is there to play
+    for, and its clock would run on for nothing."""
+    if state.phase is not Phase.FINISHED and not _anyone_plays(state):
+        state, stopped = apply(state, Stop())
+        events = (*events, *stopped)
     match = session.match
     was_finished = session.game is not None and session.game.phase is Phase.FINISHED
     if match is not None and state.phase is Phase.FINISHED and not was_finished:
@@ -60,6 +67,11 @@ def advance(session: Session, state: GameState, events: Sequence[Event], now_ms:
         tally=tallied(session.tally, state.rules, len(state.players), events),
         story=storied(session.story, state.rules, events),
     )
+
+
+def _anyone_plays(state: GameState) -> bool:
+    """Whether a person (not a computer player) is still in the game."""
+    return any(not is_computer(p.user_id) and not p.left and not p.shot for p in state.players)
 
 
 def noticed(
