@@ -26,6 +26,7 @@ from tgcheat.bot.delivery.plan import (
     buried,
     digest,
     plan,
+    unsure,
 )
 from tgcheat.bot.views.base import View
 from tgcheat.store.send_budget import Priority
@@ -51,6 +52,9 @@ class Move:
     reply: bool = False
     #: A person deleted the table message (Telegram does not tell the bot).
     table_deleted: bool = False
+    #: A table edit of a sync whose lease ran out landed late, on the message that had become
+    #: the last line (and that sync asked for a check of the messages).
+    late_edit: bool = False
 
 
 moves = st.builds(
@@ -63,6 +67,7 @@ moves = st.builds(
     notices=st.frozensets(st.sampled_from(PLAYERS), max_size=1),
     reply=st.booleans(),
     table_deleted=st.booleans(),
+    late_edit=st.booleans(),
 )
 
 
@@ -135,6 +140,11 @@ def outside_the_plan(move: Move, shown: Shown, telegram: ModelTelegram) -> Shown
         group[telegram.next_id] = View("a reply to a command")
         telegram.next_id += 1
         shown = buried(shown, GROUP)
+    if move.late_edit and shown.turned:
+        former = shown.turned[-1]
+        telegram.chats[former.chat][former.message_id] = live("table 0.0")
+        telegram.strays.add((former.chat, former.message_id))
+        shown = unsure(shown)
     return shown
 
 

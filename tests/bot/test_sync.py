@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.bot.conftest import GROUP_ID, BotHarness
-from tests.bot.play import game_state, has_op, join_by_button
+from tests.bot.play import game_state, has_op, join_by_button, play
 from tests.support.updates import User
 from tgcheat.bot import views
 from tgcheat.bot.callbacks import Op
@@ -139,3 +139,32 @@ async def test_a_table_posted_under_a_lost_lease_goes_even_when_its_chat_was_in_
     # The deletion waits for the flood wait in a task of its own: the sync is not held up.
     await asyncio.gather(*delivery._deleting_later)
     assert bot.fake.message(GROUP_ID, posted).deleted, "the message posted under a lost lease"
+
+
+async def test_a_late_table_edit_on_the_message_that_became_a_reveal_is_undone(
+    bot: BotHarness,
+) -> None:
+    """A table edit made by a sync whose lease ran out (a slow Telegram) lands after another
+    sync turned that message into the reveal: the reveal is gone and an old table keeps its
+    buttons. The lease's loser asks for a check of the messages; the next sync edits the
+    message back into the reveal."""
+    state = await _start(bot)
+    table = bot.fake.last_message(GROUP_ID).message_id
+    mover = USERS[state.players[state.turn].user_id]
+    await play(bot, mover, [state.players[state.turn].hand[0].rank])
+    caller = next(user for user in USERS.values() if user != mover)
+    await bot.press(caller, GROUP_ID, has_op(Op.CHALLENGE))
+    reveal = bot.fake.message(GROUP_ID, table)
+    assert not reveal.buttons and reveal.plain_text
+    reveal_text = reveal.plain_text
+    session, _ = await bot.store.load(GROUP_ID)
+    assert session is not None and session.game is not None
+    old_table = views.table_view(translator("en"), session, session.game, "tgcheat_bot")
+    delivery = bot.shell.delivery
+    await bot.shell.sender.edit(Place(GROUP_ID), table, old_table)
+    assert bot.fake.message(GROUP_ID, table).buttons, "the late edit gave it the table's buttons"
+    await delivery._take_back(Place(GROUP_ID), [])
+    await delivery.sync(Place(GROUP_ID))
+    again = bot.fake.message(GROUP_ID, table)
+    assert again.plain_text == reveal_text
+    assert not again.buttons

@@ -21,6 +21,9 @@ The request savings are rules of ``plan``, in one place:
   instead of a deletion and a message);
 - a former message that should leave is retired before its successor is posted, so a chat
   never shows two messages with a slot's buttons;
+- the last few former messages that became lines are remembered (``Shown.turned``): an edit
+  of the slot made by a process that lost its lease can land on one of them late, so a check
+  of the messages edits them back into their lines;
 - a slot posted anew only because others' messages buried it goes at its edit's priority;
 - a former message whose buttons do not act on the game (a hand shown while it was not the
   player's turn, or one that only opens the Mini App) is left as it is: the player's chat
@@ -130,6 +133,25 @@ class ShownSlot:
 
 
 @dataclass(frozen=True, slots=True)
+class TurnedLine:
+    """A slot's former message that became line ``seq`` of ``log`` (the table moved below a
+    reveal)."""
+
+    chat: Chat
+    message_id: int
+    log: str
+    seq: int
+    #: Known to show its line; unsure after a check of the messages is asked for (a late edit
+    #: of its former slot may have landed on it).
+    sure: bool = True
+
+
+#: How many former messages turned into lines are remembered: a late edit comes from a sync
+#: whose lease ran out a few seconds ago, a move or two before.
+TURNED_KEPT = 4
+
+
+@dataclass(frozen=True, slots=True)
 class Shown:
     """What Telegram confirmed the place's chats show."""
 
@@ -149,11 +171,19 @@ class Shown:
     #: How many checks of the messages (the store's count) were made: a larger one has
     #: every message edited again.
     recheck_seen: int = 0
+    #: The last former messages that became lines, oldest first.
+    turned: tuple[TurnedLine, ...] = ()
 
     def posted_up_to(self, chat: Chat, log: str) -> int:
         """The number of the last line of ``log`` posted in ``chat`` (0: none)."""
         last = self.last_line.get(chat)
         return last[1] if last is not None and last[0] == log else 0
+
+    def drawn_after(self, chat: Chat, log: str) -> int:
+        """The number after which ``log``'s lines in ``chat`` are wanted: those not posted yet,
+        and those to be edited back into former messages that became them."""
+        unsure = [t.seq for t in self.turned if not t.sure and t.chat == chat and t.log == log]
+        return min([self.posted_up_to(chat, log), *(seq - 1 for seq in unsure)])
 
 
 # --- the requests ----------------------------------------------------------------------------
@@ -175,7 +205,16 @@ class OfLine:
     seq: int
 
 
-Role = OfSlot | OfLine
+@dataclass(frozen=True, slots=True)
+class OfTurned:
+    """A request that edits a former message back into line ``seq`` of ``log``, which it
+    became before (``Shown.turned``)."""
+
+    log: str
+    seq: int
+
+
+Role = OfSlot | OfLine | OfTurned
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +231,8 @@ class EditTo:
     chat: Chat
     message_id: int
     view: View
-    #: The slot's own message edited, or a former message becoming a line.
+    #: The slot's own message edited, a former message becoming a line, or one edited back
+    #: into the line it became.
     role: Role
 
 
@@ -256,6 +296,7 @@ def plan(desired: Desired, shown: Shown) -> list[Step]:
     steps.extend(sorted(edits, key=lambda step: step.priority))
     if desired.partial:
         return steps
+    steps.extend(_turned_back(desired, shown))
     steps.extend(_retire_unwanted(shown, wanted_names | desired.held))
     return steps
 
@@ -376,10 +417,16 @@ def of_this_game(shown: Shown, log: str) -> Shown:
     afresh; the old messages stay as they are) and, for a new game, without those the last
     one could not reach (they are tried again)."""
     slots = {name: slot for name, slot in shown.slots.items() if log_of(slot.epoch) == log}
-    if len(slots) == len(shown.slots):
+    turned = tuple(line for line in shown.turned if line.log == log)
+    if len(slots) == len(shown.slots) and len(turned) == len(shown.turned):
         return shown
     fresh = not slots
-    return replace(shown, slots=slots, unreachable=frozenset() if fresh else shown.unreachable)
+    return replace(
+        shown,
+        slots=slots,
+        turned=turned,
+        unreachable=frozenset() if fresh else shown.unreachable,
+    )
 
 
 def without_chat(shown: Shown, chat: Chat) -> Shown:
@@ -393,12 +440,25 @@ def unsure(shown: Shown) -> Shown:
     """``shown`` without knowing what its messages show: each is edited again to what it
     should show (an older edit may have landed last)."""
     slots = {name: replace(slot, digest="") for name, slot in shown.slots.items()}
-    return replace(shown, slots=slots)
+    turned = tuple(replace(line, sure=False) for line in shown.turned)
+    return replace(shown, slots=slots, turned=turned)
 
 
 def log_of(epoch: str) -> str:
     """The game an epoch ("<game>:<n>") is of."""
     return epoch.rpartition(":")[0]
+
+
+def _turned_back(desired: Desired, shown: Shown) -> Iterable[Step]:
+    """Former messages that became lines, edited back into them after a check of the messages
+    was asked for (a late edit of the table may have given one the table's buttons)."""
+    lines = {(line.chat, line.seq): line for line in desired.lines}
+    for turned in shown.turned:
+        line = lines.get((turned.chat, turned.seq))
+        if turned.sure or turned.log != desired.log or line is None:
+            continue
+        edit = EditTo(turned.chat, turned.message_id, line.view, OfTurned(turned.log, turned.seq))
+        yield Step((edit,), Priority.TABLE, turned.chat)
 
 
 def _retire_unwanted(shown: Shown, wanted: set[str]) -> Iterable[Step]:
@@ -468,6 +528,15 @@ def _edited(shown: Shown, request: EditTo, answer: int | None) -> Shown:
                 slots[role.name], digest=digest(request.view), acts=acts(request.view)
             )
         return replace(shown, slots=slots)
+    if isinstance(role, OfTurned):
+        # Edited back into its line: it shows it (or is gone, and nothing is left to check).
+        at = (request.chat, request.message_id)
+        turned = tuple(
+            replace(t, sure=True) if (t.chat, t.message_id) == at else t
+            for t in shown.turned
+            if answer != GONE or (t.chat, t.message_id) != at
+        )
+        return replace(shown, turned=turned)
     # A former message became the line: it is no longer its slot's.
     for name, slot in shown.slots.items():
         if slot.chat == request.chat and slot.message_id == request.message_id:
@@ -476,7 +545,8 @@ def _edited(shown: Shown, request: EditTo, answer: int | None) -> Shown:
         # It was gone, and did not become the line: the line is posted on its own.
         return replace(shown, slots=slots)
     last_line = {**shown.last_line, request.chat: (role.log, role.seq)}
-    return replace(shown, slots=slots, last_line=last_line)
+    turned = (*shown.turned, TurnedLine(request.chat, request.message_id, role.log, role.seq))
+    return replace(shown, slots=slots, last_line=last_line, turned=turned[-TURNED_KEPT:])
 
 
 def _left_as_it_is(slot: WantedSlot, current: ShownSlot | None) -> bool:

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from tgcheat.bot.delivery.plan import Chat, Shown, ShownSlot
+from tgcheat.bot.delivery.plan import Chat, Shown, ShownSlot, TurnedLine
 from tgcheat.table.place import Place
 
 
@@ -37,6 +37,10 @@ def encode_shown(shown: Shown) -> bytes:
         document["n"] = shown.news
     if shown.recheck_seen:
         document["x"] = shown.recheck_seen
+    if shown.turned:
+        document["t"] = [
+            [_chat(t.chat), t.message_id, t.log, t.seq, int(t.sure)] for t in shown.turned
+        ]
     return orjson.dumps(document)
 
 
@@ -61,6 +65,10 @@ def decode_shown(raw: bytes | None) -> Shown:
         counted=str(document.get("c", "")),
         news=str(document.get("n", "")),
         recheck_seen=int(document.get("x", 0)),
+        turned=tuple(
+            TurnedLine(_of_chat(chat), int(message_id), str(log), int(seq), bool(sure))
+            for chat, message_id, log, seq, sure in document.get("t", ())
+        ),
     )
 
 

@@ -223,11 +223,14 @@ class Delivery:
             shown = await self._counted(session, shown)
         game = session.game_id if session is not None else ""
         news = GameNews.decode(shown.news) if shown.counted == game else None
+        if lease.recheck > shown.recheck_seen:
+            # Drawn with the lines a late edit may have overwritten.
+            shown = dataclasses.replace(unsure(shown), recheck_seen=lease.recheck)
         # A pick in the chat shows that person's hand there: they are looking at the chat.
         watching = _watching(lease, self.clock()) if hand_of is None else {}
         wanted = self.desired(
             session,
-            lines_after=shown.posted_up_to(place, game),
+            lines_after=shown.drawn_after(place, game),
             hand_of=hand_of,
             watching=watching,
             news=news,
@@ -236,8 +239,6 @@ class Delivery:
             shown = taken_over(lease.legacy, wanted, session)
         if lease.buried > shown.buried_seen:
             shown = dataclasses.replace(buried(shown, place), buried_seen=lease.buried)
-        if lease.recheck > shown.recheck_seen:
-            shown = dataclasses.replace(unsure(shown), recheck_seen=lease.recheck)
         shown = of_this_game(shown, wanted.log)
         if session is not None and session.without_group:
             shown = without_chat(shown, place)
