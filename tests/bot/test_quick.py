@@ -20,6 +20,7 @@ from tgcheat.bot.callbacks import Op
 from tgcheat.bot.timers import Timers
 from tgcheat.engine.game import can_accept, play_limit
 from tgcheat.engine.state import EndReason, GameState, Phase
+from tgcheat.store.quick import DEAL_WITHIN_MS
 from tgcheat.table.computers import is_computer
 from tgcheat.table.place import Place
 from tgcheat.table.quick import FILL_AFTER_MS, SEATS, WAIT_MS
@@ -299,3 +300,40 @@ async def test_a_table_left_to_computer_players_alone_stops(redis: Redis) -> Non
         assert session.game.result is not None
         assert session.game.result.reason is EndReason.STOPPED
         assert session.next_deadline_ms == 0
+
+
+async def test_a_table_whose_process_died_before_dealing_it_is_dealt_by_the_clock(
+    redis: Redis,
+) -> None:
+    """A process makes a table of the queue and dies before dealing it: the people are out of
+    the queue and marked as playing, so they would wait for nothing. The clock of any process
+    deals that table once the first had its time; a table dealt whose process died before
+    saying so is not dealt twice."""
+    async with quick_bot(redis) as (bot, clock):
+        queue = bot.store.quick
+        await _ask(bot, ANN)
+        await _ask(bot, BOB)
+        clock.advance(FILL_AFTER_MS)
+        lost = await queue.match(clock())
+        assert lost is not None and await queue.waiting() == []
+        assert await _timers(bot).quick_tables() == 0, "dealt while its process may still"
+        clock.advance(DEAL_WITHIN_MS)
+        assert await _timers(bot).quick_tables() == 1
+        ann, bob = await _quick_session(bot, ANN), await _quick_session(bot, BOB)
+        assert ann.place == bob.place == Place.of_quick_game(lost.number)
+        assert any("Your cards (" in t for t in bot.fake.texts(ANN.id))
+
+        await _ask(bot, CY)
+        clock.advance(FILL_AFTER_MS)
+        made = await queue.match(clock())
+        assert made is not None
+        place = Place.of_quick_game(made.number)
+        assert await _timers(bot)._quick._deal(place, made.seekers)
+        dealt = await _quick_session(bot, CY)
+        clock.advance(DEAL_WITHIN_MS)
+        assert await _timers(bot).quick_tables() == 0
+        again = await _quick_session(bot, CY)
+        assert again.game_id == dealt.game_id, "the table was dealt a second time"
+        clock.advance(DEAL_WITHIN_MS)
+        assert await _timers(bot).quick_tables() == 0
+        assert await redis.hlen(bot.store.keys.quick_made()) == 0

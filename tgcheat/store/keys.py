@@ -206,3 +206,13 @@ class Keys:
     def quick_games(self) -> str:
         """How many quick games were made: the next one's number."""
         return f"{self.prefix}:{{quick}}:games"
+
+    def quick_made(self) -> str:
+        """The tables made of the queue and not dealt yet: a hash of the game's number to its
+        seating (JSON), kept until a process has dealt it."""
+        return f"{self.prefix}:{{quick}}:made"
+
+    def quick_made_due(self) -> str:
+        """When each of those tables is dealt again should its process not have done it (a
+        sorted set of game numbers by ms)."""
+        return f"{self.prefix}:{{quick}}:made_due"

@@ -26,6 +26,12 @@ from tgcheat.table.quick import FILL_AFTER_MS, MAX_GAME_MS, SEATS, WAIT_MS, Seek
 MAX_WAITING = 1_000
 #: Game marks past their time a match drops at most (the rest go with the next ones).
 PRUNE_MARKS = 100
+#: How long a process has to deal a table it made of the queue before the clock of any process
+#: deals it (the first died on the way).
+DEAL_WITHIN_MS = 15_000
+#: How often a table is handed out to be dealt before it is given up (a seating that cannot be
+#: dealt must not come back for ever).
+DEAL_TRIES = 3
 
 # Drops the entries of the queue older than the wait (KEYS[1] the queue, KEYS[2] the seekers:
 # per person, how they are shown, and under "m:<user>" the message that told them they wait).
@@ -72,15 +78,30 @@ return {'queued', redis.call('ZCARD', KEYS[1])}
 )
 
 # One table made of the queue, when it is due (KEYS: the queue, the seekers, the game marks,
-# their times, the count of games; ARGV: now (ms), SEATS, FILL_AFTER_MS, WAIT_MS, MAX_GAME_MS,
-# PRUNE_MARKS). Due when SEATS people wait, or the first of them waited FILL_AFTER_MS: the first
-# SEATS (or fewer) leave the queue, marked as playing the new game. Returns {} when none is
-# due, else {the game's number, user id, "<language> <name>", waiting message id (0: none),
-# user id, ...}.
+# their times, the count of games, the tables made and not dealt, when each is due again;
+# ARGV: now (ms), SEATS, FILL_AFTER_MS, WAIT_MS, MAX_GAME_MS, PRUNE_MARKS, DEAL_WITHIN_MS,
+# DEAL_TRIES). A table made earlier whose process did not deal it in time comes first (handed
+# out again, at most DEAL_TRIES times). Else one is due when SEATS people wait, or the first of
+# them waited FILL_AFTER_MS: the first SEATS (or fewer) leave the queue, marked as playing the
+# new game, and the table is kept until ``dealt``. Returns {} when none is due, else {the
+# game's number, user id, "<language> <name>", waiting message id (0: none), user id, ...}.
 _MATCH = (
     _EXPIRE
     + """
 local now, seats = tonumber(ARGV[1]), tonumber(ARGV[2])
+local within, tries = tonumber(ARGV[7]), tonumber(ARGV[8])
+local late = redis.call('ZRANGEBYSCORE', KEYS[7], '-inf', now, 'LIMIT', 0, 1)
+if #late > 0 then
+  local made = cjson.decode(redis.call('HGET', KEYS[6], late[1]) or '{"t":0,"f":[]}')
+  if made.t < tries and #made.f > 0 then
+    made.t = made.t + 1
+    redis.call('HSET', KEYS[6], late[1], cjson.encode(made))
+    redis.call('ZADD', KEYS[7], now + within, late[1])
+    return made.f
+  end
+  redis.call('HDEL', KEYS[6], late[1])
+  redis.call('ZREM', KEYS[7], late[1])
+end
 expire(now, tonumber(ARGV[4]))
 local over = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now, 'LIMIT', 0, tonumber(ARGV[6]))
 if #over > 0 then
@@ -102,6 +123,8 @@ for i = 1, #waiting, 2 do
   redis.call('HSET', KEYS[3], user, number)
   redis.call('ZADD', KEYS[4], now + tonumber(ARGV[5]), user)
 end
+redis.call('HSET', KEYS[6], number, cjson.encode({t = 1, f = found}))
+redis.call('ZADD', KEYS[7], now + within, number)
 return found
 """
 )
@@ -199,17 +222,42 @@ class QuickQueue:
         return Answer(Asked(text), int(detail))
 
     async def match(self, now_ms: int) -> Match | None:
-        """One table made of the queue when one is due (``tgcheat.table.quick``), else None."""
+        """One table to deal when one is due (``tgcheat.table.quick``), else None: made of the
+        queue, or made earlier by a process that did not deal it in time. The caller deals it
+        and says so (``dealt``)."""
+        keys = self._keys
         raw = await bounded(
             self._match(
-                keys=[*self._queue_keys(), self._keys.quick_games()],
-                args=[now_ms, SEATS, FILL_AFTER_MS, WAIT_MS, MAX_GAME_MS, PRUNE_MARKS],
+                keys=[
+                    *self._queue_keys(),
+                    keys.quick_games(),
+                    keys.quick_made(),
+                    keys.quick_made_due(),
+                ],
+                args=[
+                    now_ms,
+                    SEATS,
+                    FILL_AFTER_MS,
+                    WAIT_MS,
+                    MAX_GAME_MS,
+                    PRUNE_MARKS,
+                    DEAL_WITHIN_MS,
+                    DEAL_TRIES,
+                ],
             )
         )
         if not raw:
             return None
         number, *rest = raw
         return Match(int(number), _seekers(rest))
+
+    async def dealt(self, number: int) -> None:
+        """Table ``number`` is dealt (or was already): no process deals it again."""
+        keys = self._keys
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.hdel(keys.quick_made(), str(number))
+            pipe.zrem(keys.quick_made_due(), str(number))
+            await bounded(pipe.execute())
 
     async def note_waiting_message(self, user_id: int, message_id: int) -> None:
         """The message that told the person they wait: edited when their table is made (kept

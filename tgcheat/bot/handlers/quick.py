@@ -114,30 +114,37 @@ class QuickHandlers:
 
     async def match_due(self) -> int:
         """Deal every table the queue makes now (the clock calls it each tick); how many."""
-        made = 0
+        made, queue = 0, self.shell.store.quick
         for _ in range(TABLES_AT_ONCE):
-            match = await self.shell.store.quick.match(self.shell.clock())
+            match = await queue.match(self.shell.clock())
             if match is None:
                 break
-            await self._deal(Place.of_quick_game(match.number), match.seekers)
-            made += 1
+            made += await self._deal(Place.of_quick_game(match.number), match.seekers)
+            await queue.dealt(match.number)
         return made
 
-    async def _deal(self, place: Place, seekers: tuple[Seeker, ...]) -> None:
+    async def _deal(self, place: Place, seekers: tuple[Seeker, ...]) -> bool:
+        """The table's game dealt and shown; False when it was dealt already (by a process that
+        died before saying so: its place is synced when its lease ends)."""
         shell = self.shell
         now, game_id = shell.clock(), new_game_id()
-        committed = await shell.store.transact(
-            place,
-            lambda session: quick_game(
-                session,
-                place=place,
-                game_id=game_id,
-                seekers=seekers,
-                rng=shell.rng,
-                now_ms=now,
-            ),
-            lease=True,
-        )
+        try:
+            committed = await shell.store.transact(
+                place,
+                lambda session: quick_game(
+                    session,
+                    place=place,
+                    game_id=game_id,
+                    seekers=seekers,
+                    rng=shell.rng,
+                    now_ms=now,
+                ),
+                lease=True,
+            )
+        except SessionRefused as refusal:
+            if refusal.reason is not SessionRefusal.GAME_OPEN:
+                raise
+            return False
         try:
             await shell.show(place, committed)
         except ChatFlooded as flooded:
@@ -145,6 +152,7 @@ class QuickHandlers:
         for seeker in seekers:
             if seeker.waiting_message:
                 await self._found(seeker)
+        return True
 
     async def _found(self, seeker: Seeker) -> None:
         """The message that said the person waits now says their table was made (its 🚪
