@@ -134,10 +134,10 @@ async def test_a_table_posted_under_a_lost_lease_goes_even_when_its_chat_was_in_
     )
     assert posted is not None and posted != table.message_id
     bot.fake.flood(GROUP_ID, 0.3)
-    await delivery._take_back(Place(GROUP_ID), [(Place(GROUP_ID), posted)])
+    await delivery.lost_lease.take_back(Place(GROUP_ID), [(Place(GROUP_ID), posted)])
     assert not bot.fake.message(GROUP_ID, posted).deleted
     # The deletion waits for the flood wait in a task of its own: the sync is not held up.
-    await asyncio.gather(*delivery._deleting_later)
+    await asyncio.gather(*delivery.lost_lease.deleting_later)
     assert bot.fake.message(GROUP_ID, posted).deleted, "the message posted under a lost lease"
 
 
@@ -163,7 +163,7 @@ async def test_a_late_table_edit_on_the_message_that_became_a_reveal_is_undone(
     delivery = bot.shell.delivery
     await bot.shell.sender.edit(Place(GROUP_ID), table, old_table)
     assert bot.fake.message(GROUP_ID, table).buttons, "the late edit gave it the table's buttons"
-    await delivery._take_back(Place(GROUP_ID), [])
+    await delivery.lost_lease.take_back(Place(GROUP_ID), [])
     await delivery.sync(Place(GROUP_ID))
     again = bot.fake.message(GROUP_ID, table)
     assert again.plain_text == reveal_text

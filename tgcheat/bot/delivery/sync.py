@@ -30,6 +30,7 @@ from telegram.error import Forbidden, NetworkError, TelegramError
 
 from tgcheat.bot import views
 from tgcheat.bot.delivery.desired import Drawing, desired, hand_slot
+from tgcheat.bot.delivery.lost_lease import LostLease
 from tgcheat.bot.delivery.plan import (
     GONE,
     Chat,
@@ -73,8 +74,6 @@ MAX_ROUNDS = 8
 #: A request Telegram did not confirm (a network error, a 5xx) is tried again by the clock
 #: this long after.
 RETRY_MS = 2_000
-#: Tries to delete a message posted under a lost lease while its chat is in flood waits.
-TAKE_BACK_TRIES = 5
 #: Plans one round makes at most when messages it counted on turn out gone (a person deleted
 #: them): each plans the place again from what was confirmed.
 REPLANS = 3
@@ -135,8 +134,8 @@ class Delivery:
         #: The Mini App's address (tgcheat.webapp), when the bot serves it: the hands then
         #: offer "🃏 Open cards".
         self.app_url: str | None = None
-        #: Deletions of messages posted under a lost lease, waiting for a flood wait to end.
-        self._deleting_later: set[asyncio.Task[None]] = set()
+        #: The one compensation of a round whose lease ran out.
+        self.lost_lease = LostLease(store.shown, sender, lambda: self.clock())
 
     async def sync(
         self,
@@ -181,7 +180,7 @@ class Delivery:
                 following = await self._end(place, lease, wanted, done)
             except LeaseLost:
                 log.info("chat %s: the lease ran out under this sync, taken back", place)
-                await self._take_back(place, done.posted[done.kept_posts :])
+                await self.lost_lease.take_back(place, done.posted[done.kept_posts :])
                 return frozenset(held)
             if following is None:
                 break
@@ -501,43 +500,6 @@ class Delivery:
                 )
         except Exception as error:
             log.warning("chat %s: the lease was not let go (%s); it runs out", place, error)
-
-    async def _take_back(self, place: Place, posted: list[tuple[Chat, int]]) -> None:
-        """The lease ran out under a slow Telegram and another process synced the place: what
-        this one posted meanwhile is not in its record, and goes; what it edited may have
-        landed after the other's edits, so the place's next sync checks every message again
-        (the one compensation)."""
-        try:
-            await self.store.shown.recheck(place, self.clock())
-        except Exception as error:
-            log.warning("chat %s: a check of its messages not asked for (%s)", place, error)
-        for chat, message_id in posted:
-            try:
-                # Never refused by the bot's budget: the message may carry a slot's buttons.
-                await self.sender.delete(chat, message_id, priority=Priority.ALWAYS)
-            except ChatFlooded as flooded:
-                task = asyncio.create_task(
-                    self._delete_after_the_wait(chat, message_id, flooded.until_ms)
-                )
-                self._deleting_later.add(task)
-                task.add_done_callback(self._deleting_later.discard)
-            except TelegramError as error:
-                log.info("message %s in %s posted under a lost lease: %s", message_id, chat, error)
-
-    async def _delete_after_the_wait(self, chat: Chat, message_id: int, until_ms: int) -> None:
-        """A message posted under a lost lease, deleted once the chat's flood wait is over
-        (nothing else knows of it: left, it would keep a slot's buttons)."""
-        for _ in range(TAKE_BACK_TRIES):
-            await asyncio.sleep(max(0, until_ms - self.clock()) / 1000)
-            try:
-                await self.sender.delete(chat, message_id, priority=Priority.ALWAYS)
-                return
-            except ChatFlooded as flooded:
-                until_ms = flooded.until_ms
-            except TelegramError as error:
-                log.info("message %s in %s posted under a lost lease: %s", message_id, chat, error)
-                return
-        log.warning("message %s in %s posted under a lost lease was not deleted", message_id, chat)
 
     async def shown_ids(self, place: Place) -> MessageIds:
         """The ids of the messages that show the place now (the table, each hand)."""
