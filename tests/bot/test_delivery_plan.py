@@ -297,3 +297,17 @@ def test_the_groups_budget_lets_what_players_must_see_run_into_debt_and_edits_wa
         refill_ms=lambda missing: 0,
     )
     assert flooded.steps == (hand,) and flooded.spent == 0 and flooded.due_ms == 9_000
+
+
+def test_steps_held_back_long_go_as_what_players_must_see_then_are_never_refused() -> None:
+    from tgcheat.bot.delivery.plan import AGING_MS, Step, aged
+
+    steps = [
+        Step((Delete(GROUP, (1,)),), Priority.LATER, GROUP),
+        Step((EditTo(GROUP, 2, View("t"), OfLine("g", 1)),), Priority.TABLE, GROUP),
+        Step((Send(GROUP, View("r"), OfLine("g", 2)),), Priority.MUST, GROUP),
+    ]
+    assert aged(steps, AGING_MS - 1) == steps
+    assert [s.priority for s in aged(steps, AGING_MS)] == [Priority.MUST] * 3
+    assert [s.priority for s in aged(steps, 2 * AGING_MS)] == [Priority.ALWAYS] * 3
+    assert [s.requests for s in aged(steps, 2 * AGING_MS)] == [s.requests for s in steps]

@@ -20,6 +20,7 @@ from tests.support.fake_telegram import FakeTelegram
 from tests.support.rate_limits import Rate, TelegramLimits
 from tests.support.updates import User, private
 from tgcheat.bot.callbacks import Op
+from tgcheat.bot.delivery.plan import AGING_MS
 from tgcheat.bot.sender import wall_clock_ms
 from tgcheat.store.send_budget import (
     GLOBAL_FLOOD_CHATS,
@@ -148,6 +149,29 @@ async def test_a_table_posted_anew_goes_whole_or_waits_whole(redis: Redis) -> No
         assert len([m for m in bot.fake.visible_messages(GROUP) if m.buttons]) == 1
         assert answering == [] or answering == [bot.fake.visible_messages(GROUP)[-1]]
         assert not [c for c in bot.fake.calls if c.status == 429]
+
+
+async def test_a_group_held_back_while_other_games_take_every_token_is_shown_in_the_end(
+    redis: Redis,
+) -> None:
+    """Busy games that keep the bot's budget empty do not starve a quiet group: what the
+    budget held back of it is never refused once it has waited twice ``AGING_MS``."""
+    async with served(redis, send_rate=6) as bot:
+        await dealt(bot)
+        await shown(lambda: "pile: 0 cards" in bot.table_text(GROUP))
+        now = wall_clock_ms()
+        hold_still(bot, now)
+        await spend_all(bot, now)
+        assert await bot.play_one(GROUP, PLAYERS) == [200, 200]
+        assert "pile: 0 cards" in bot.table_text(GROUP)
+
+        # Other games took every token as it came back, all the while.
+        later = now + 2 * AGING_MS
+        hold_still(bot, later)
+        await spend_all(bot, later)
+        assert bot.app.timers is not None
+        await bot.app.timers.sync_due(later)
+        await shown(lambda: "pile: 1 card" in bot.table_text(GROUP))
 
 
 # --- what one person's commands may cost ---------------------------------------------------------

@@ -173,6 +173,9 @@ class Shown:
     recheck_seen: int = 0
     #: The last former messages that became lines, oldest first.
     turned: tuple[TurnedLine, ...] = ()
+    #: Since when a budget has held back part of what the place should show (ms; 0: nothing
+    #: is held back).
+    held_since_ms: int = 0
 
     def posted_up_to(self, chat: Chat, log: str) -> int:
         """The number of the last line of ``log`` posted in ``chat`` (0: none)."""
@@ -358,6 +361,25 @@ def _anew_priority(slot: WantedSlot, shown: Shown) -> Priority:
     if current is not None and current.epoch == slot.epoch:
         return slot.edit_priority
     return slot.priority
+
+
+#: How long a place's requests may be held back by the budgets before they go as what players
+#: must see; after twice this long they are never refused. A bot over its budget then slows
+#: every game down together, rather than starving a quiet group's table edits while busy
+#: games take every token.
+AGING_MS = 5_000
+
+
+def aged(steps: Sequence[Step], held_for_ms: int) -> list[Step]:
+    """``steps`` of a place whose requests were held back for ``held_for_ms``, at the
+    priority that long a wait earns them."""
+    if held_for_ms >= 2 * AGING_MS:
+        floor = Priority.ALWAYS
+    elif held_for_ms >= AGING_MS:
+        floor = Priority.MUST
+    else:
+        return list(steps)
+    return [replace(step, priority=min(step.priority, floor)) for step in steps]
 
 
 @dataclass(frozen=True, slots=True)

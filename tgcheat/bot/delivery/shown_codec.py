@@ -37,6 +37,8 @@ def encode_shown(shown: Shown) -> bytes:
         document["n"] = shown.news
     if shown.recheck_seen:
         document["x"] = shown.recheck_seen
+    if shown.held_since_ms:
+        document["h"] = shown.held_since_ms
     if shown.turned:
         document["t"] = [
             [_chat(t.chat), t.message_id, t.log, t.seq, int(t.sure)] for t in shown.turned
@@ -65,6 +67,7 @@ def decode_shown(raw: bytes | None) -> Shown:
         counted=str(document.get("c", "")),
         news=str(document.get("n", "")),
         recheck_seen=int(document.get("x", 0)),
+        held_since_ms=int(document.get("h", 0)),
         turned=tuple(
             TurnedLine(_of_chat(chat), int(message_id), str(log), int(seq), bool(sure))
             for chat, message_id, log, seq, sure in document.get("t", ())

@@ -42,6 +42,7 @@ from tgcheat.bot.delivery.plan import (
     Shown,
     ShownSlot,
     Step,
+    aged,
     buried,
     confirmed,
     log_of,
@@ -117,6 +118,8 @@ class _Round:
     charged: set[int] = field(default_factory=set)
     #: Chats whose requests a flood wait held back.
     held: set[Chat] = field(default_factory=set)
+    #: A budget (the group's or the bot's) held back some of the round's steps.
+    refused: bool = False
 
     def due_at(self, ms: int) -> None:
         if ms and (self.due_ms == 0 or ms < self.due_ms):
@@ -254,8 +257,11 @@ class Delivery:
         """The plan's requests, within the budgets; what Telegram confirms is folded into
         ``done`` as it comes."""
         now = self.clock()
+        held_since = done.started.held_since_ms
         for _ in range(REPLANS):
             steps = plan(wanted, done.shown)
+            if held_since:
+                steps = aged(steps, now - held_since)
             if answering is not None:
                 steps = [
                     dataclasses.replace(step, priority=Priority.ALWAYS)
@@ -289,6 +295,11 @@ class Delivery:
                     done.unreachable.append(chat)
             if not any(run.replan for run in runs.values()):
                 break
+        if done.refused:
+            held_since = held_since or now
+        elif not wanted.partial:
+            held_since = 0
+        done.shown = dataclasses.replace(done.shown, held_since_ms=held_since)
         await self._after(place, lease.session, done)
 
     @contextlib.asynccontextmanager
@@ -360,6 +371,7 @@ class Delivery:
         )
         done.spent += allowance.spent
         done.charged |= {id(step) for step in allowance.charged}
+        done.refused |= len(allowance.steps) < len(steps)
         done.due_at(allowance.due_ms)
         return list(allowance.steps)
 
@@ -371,6 +383,7 @@ class Delivery:
         granted, wait_ms = await budget.take_many(now, [(s.priority, s.cost) for s in steps])
         if wait_ms:
             done.due_at(now + wait_ms)
+        done.refused |= not all(granted)
         # What was refused in the group gives its group tokens back.
         for step, taken in zip(steps, granted, strict=True):
             if not taken and id(step) in done.charged:
