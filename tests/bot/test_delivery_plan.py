@@ -299,15 +299,21 @@ def test_the_groups_budget_lets_what_players_must_see_run_into_debt_and_edits_wa
     assert flooded.steps == (hand,) and flooded.spent == 0 and flooded.due_ms == 9_000
 
 
-def test_steps_held_back_long_go_as_what_players_must_see_then_are_never_refused() -> None:
+def test_steps_held_back_long_go_a_priority_up_then_all_overdue() -> None:
     from tgcheat.bot.delivery.plan import AGING_MS, Step, aged
 
     steps = [
         Step((Delete(GROUP, (1,)),), Priority.LATER, GROUP),
         Step((EditTo(GROUP, 2, View("t"), OfLine("g", 1)),), Priority.TABLE, GROUP),
         Step((Send(GROUP, View("r"), OfLine("g", 2)),), Priority.MUST, GROUP),
+        Step((Send(11, View("h"), OfLine("g", 3)),), Priority.ALWAYS, 11),
     ]
     assert aged(steps, AGING_MS - 1) == steps
-    assert [s.priority for s in aged(steps, AGING_MS)] == [Priority.MUST] * 3
-    assert [s.priority for s in aged(steps, 2 * AGING_MS)] == [Priority.ALWAYS] * 3
-    assert [s.requests for s in aged(steps, 2 * AGING_MS)] == [s.requests for s in steps]
+    by_wait = {
+        wait: [step.priority for step in aged(steps, wait)] for wait in range(0, 60_000, 500)
+    }
+    once = [Priority.TABLE, Priority.MUST, Priority.OVERDUE, Priority.ALWAYS]
+    assert all(by_wait[w] == once for w in by_wait if AGING_MS <= w < 3 * AGING_MS)
+    overdue = [Priority.OVERDUE] * 3 + [Priority.ALWAYS]
+    assert all(by_wait[w] == overdue for w in by_wait if w >= 3 * AGING_MS)
+    assert [s.requests for s in aged(steps, 3 * AGING_MS)] == [s.requests for s in steps]

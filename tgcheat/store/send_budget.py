@@ -12,6 +12,8 @@ An answer to a person's own action is never refused: a fifth of the bucket is le
 (and they may run it a tenth into debt). What a player must see to act (their turn, a reveal,
 the table posted anew below it) may take the rest; a table edit leaves two fifths of the bucket,
 and what may wait (the hands of players who are not to act, deletions, the lobby) three fifths.
+What a place has waited for long goes before them all but the answers (it leaves a tenth), so
+that an overloaded bot slows every game down rather than starving the quiet ones.
 A request the budget refuses is not sent: its caller holds what it would have shown for the
 clock, as for Telegram's own flood wait (``tgcheat.bot.sender.OverBudget``), so that over the
 budget nothing is lost and the games slow down together.
@@ -61,7 +63,11 @@ class Priority(enum.IntEnum):
     #: Never refused: an answer to a person's own action (a reply, a card picked), or the
     #: rest of a sequence begun. Counted, with a fifth of the bucket kept for it; beyond that,
     #: a tenth into debt, then sent uncounted.
-    ALWAYS = -1
+    ALWAYS = -2
+    #: What a place has been kept waiting for by the budgets for long (``plan.aged``): it
+    #: leaves a tenth of the bucket, where what players must see leaves a fifth, so that busy
+    #: games cannot starve it; counted, never sent beyond the budget.
+    OVERDUE = -1
     #: What a player must see to act: their turn's hand, a reveal, the table posted anew.
     MUST = 0
     #: An edit of the table (the clock shows the latest one should it wait).
@@ -73,6 +79,7 @@ class Priority(enum.IntEnum):
 #: The share of the bucket each priority leaves to those above it.
 _RESERVE_SHARE = {
     Priority.ALWAYS: -0.1,
+    Priority.OVERDUE: 0.1,
     Priority.MUST: 0.2,
     Priority.TABLE: 0.4,
     Priority.LATER: 0.6,

@@ -363,23 +363,27 @@ def _anew_priority(slot: WantedSlot, shown: Shown) -> Priority:
     return slot.priority
 
 
-#: How long a place's requests may be held back by the budgets before they go as what players
-#: must see; after twice this long they are never refused. A bot over its budget then slows
-#: every game down together, rather than starving a quiet group's table edits while busy
-#: games take every token.
+#: Once a place's requests have been held back by the budgets this long, they go one priority
+#: up (a later hand as a table edit, a table edit as what players must see, that as overdue:
+#: ``Priority.OVERDUE``, ahead of every other game's but for answers to people's own taps);
+#: after three times as long, all of them go as overdue. A bot over its budget then slows every
+#: game down together, rather than starving a quiet group while busy games take every token,
+#: and what waits only a little keeps its place (each step up costs the busy games' turns).
 AGING_MS = 5_000
 
 
 def aged(steps: Sequence[Step], held_for_ms: int) -> list[Step]:
     """``steps`` of a place whose requests were held back for ``held_for_ms``, at the
     priority that long a wait earns them."""
-    if held_for_ms >= 2 * AGING_MS:
-        floor = Priority.ALWAYS
-    elif held_for_ms >= AGING_MS:
-        floor = Priority.MUST
-    else:
+    if held_for_ms < AGING_MS:
         return list(steps)
-    return [replace(step, priority=min(step.priority, floor)) for step in steps]
+    up = len(Priority) if held_for_ms >= 3 * AGING_MS else 1
+    return [
+        replace(step, priority=Priority(max(Priority.OVERDUE, step.priority - up)))
+        if step.priority > Priority.OVERDUE
+        else step
+        for step in steps
+    ]
 
 
 @dataclass(frozen=True, slots=True)
