@@ -1411,16 +1411,20 @@ async def chaos(
     stats: Stats,
     rng: random.Random,
     stop: asyncio.Event,
+    share_playing: Callable[[], float],
 ) -> None:
     """Background faults: Redis restarts, 429s and 502s, one at a time, until ``stop``. The
-    first of each kind comes early, so that a short run meets them all."""
+    first of each kind comes early, so that a short run meets them all. The pauses between
+    them grow as games end (``share_playing``: the share of the games played at once still
+    running), so that each request meets faults as often as it did with every game running:
+    the last game of a run is not the target of every fault."""
     kinds = iter_kinds(rng, rates)
     pauses = iter((0.3, 0.4, 0.4))
     # The first of each kind is injected whatever the games do meanwhile: a short run whose
     # games end early still meets every kind (the run waits for them before it stops).
     first_round = 3
     while first_round > 0 or not stop.is_set():
-        pause = next(pauses, None) or rng.uniform(*rates.chaos_every)
+        pause = next(pauses, None) or rng.uniform(*rates.chaos_every) / share_playing()
         if first_round > 0:
             await asyncio.sleep(pause)
             first_round -= 1
@@ -1519,7 +1523,14 @@ async def soak(
                             finally:
                                 telegram.games_running -= 1
 
-                troublemaker = asyncio.create_task(chaos(servers, fake, rates, stats, rng, stop))
+                at_once = min(parallel, games)
+
+                def share_playing() -> float:
+                    return max(1, telegram.games_running) / at_once
+
+                troublemaker = asyncio.create_task(
+                    chaos(servers, fake, rates, stats, rng, stop, share_playing)
+                )
                 watchdog = asyncio.create_task(overstay(seconds + OVERSTAY_S))
                 await asyncio.gather(*(run(d) for d in drivers))
                 watchdog.cancel()
