@@ -29,6 +29,11 @@ generator.
   bluff by the chance of being called against the turns and forced bluffs the cards left in
   hand will cost (``_Planner``), so it sheds the cards it will not be able to play truthfully
   soon and keeps an honest last play.
+  Head to head under ascending ranks (``head_to_head``) it plans its turn instead by playing
+  the rest of the game out from each candidate play (``tgcheat.engine.headtohead``): there
+  each player can place every card outside the other's hand and pile cards, so it claims
+  within the copies the opponent cannot rule out, and takes a small pile on purpose when the
+  game played out says the cards in it shorten its own.
 - Baselines: ``random`` (any legal action), ``honest`` (true cards when it can, else the fewest
   cards it must, never calls Cheat!), ``never`` (``easy`` without any call), ``counter``
   (``tgcheat.engine.counter``: counts cards, plays honestly, calls by the expected pile
@@ -56,6 +61,7 @@ from tgcheat.engine.ai import (
 from tgcheat.engine.cards import CLAIMABLE_RANKS, Card, Rank
 from tgcheat.engine.counter import CounterStrategy
 from tgcheat.engine.events import Event
+from tgcheat.engine.headtohead import RANKS, Duel, Opponent
 from tgcheat.engine.knowledge import (
     BINS,
     KINDS,
@@ -72,7 +78,15 @@ from tgcheat.engine.knowledge import (
     remember,
     slot,
 )
-from tgcheat.engine.rules import CHAMBERS, Challengers, Jokers, Passing, RankRule
+from tgcheat.engine.rules import (
+    CHAMBERS,
+    AfterChallenge,
+    Challengers,
+    ChallengeWindow,
+    Jokers,
+    Passing,
+    RankRule,
+)
 from tgcheat.engine.state import GameState, Phase
 from tgcheat.engine.view import SeatView, SeenClaim, callers, see
 
@@ -801,6 +815,8 @@ class HardStrategy(_Counting):
         limit = view.play_limit
         if limit == 0:
             return None
+        if head_to_head(view):
+            return _duel_turn(view, knowledge, rng)
         seat = view.seat
         hand = view.hand
         doubt = _Doubt(view, knowledge)
@@ -915,6 +931,113 @@ class HardStrategy(_Counting):
             return sorted(others, key=lambda c: (c.rank is blocked, -wait(c), int(c)))
         sizes = count_cards(others)
         return sorted(others, key=lambda c: (sizes[slot(c.rank)], -int(c.rank), int(c)))
+
+
+def head_to_head(view: SeatView) -> bool:
+    """Whether ``hard`` plans its turn by playing the game out (``headtohead``): two players
+    left, the ranks ascending on a deck without wild jokers, the pile going to whoever loses
+    a call of the last play, and no passing."""
+    rules = view.rules
+    return (
+        len(view.active_seats()) == 2
+        and view.required is not None
+        and rules.rank_rule is RankRule.ASCENDING
+        and rules.jokers is Jokers.OFF
+        and rules.challenge_window is ChallengeWindow.LAST
+        and rules.after_challenge is AfterChallenge.CONTINUE
+        and rules.passing is Passing.NEVER
+        and not rules.revolver
+    )
+
+
+def duel_of(view: SeatView, knowledge: Knowledge) -> Duel:
+    """The head-to-head position as the seat believes it (``headtohead``): of the cards it
+    cannot place, the opponent's claims on the pile are taken as true, the others are in the
+    opponent's hand (any beyond its size were set aside by a player who left)."""
+    total = deck_counts(view)[:RANKS]
+    mine = list(count_cards(view.hand)[:RANKS])
+    mine_pile = list(knowledge.mine_on_pile[:RANKS])
+    theirs_claimed = list(knowledge.claimed_on_pile[:RANKS])
+    unplaced = [
+        max(0, t - m - p - o)
+        for t, m, p, o in zip(total, mine, mine_pile, knowledge.out[:RANKS], strict=True)
+    ]
+    theirs_pile = [min(u, c) for u, c in zip(unplaced, theirs_claimed, strict=True)]
+    # A lie of the opponent's left standing puts the counts off: its share of the pile is
+    # as big as it is, the most numerous beliefs giving way first.
+    _fit(theirs_pile, unplaced, view.pile_size - sum(mine_pile))
+    theirs = [u - p for u, p in zip(unplaced, theirs_pile, strict=True)]
+    opponent = _opponent_seat(view)
+    _fit(theirs, theirs, view.hand_sizes[opponent])
+    record = knowledge.seats[opponent]
+    return Duel(
+        mine=mine,
+        mine_pile=mine_pile,
+        mine_claimed=list(knowledge.mine_claimed[:RANKS]),
+        theirs=theirs,
+        theirs_pile=theirs_pile,
+        theirs_claimed=theirs_claimed,
+        rank=slot(view.required) if view.required is not None else 0,
+        limit=view.rules.max_cards or sum(total),
+        final_called=opponent_of(record).calls_finals,
+        takes_piles=record.multi_lies == 0,
+    )
+
+
+def _fit(counts: list[int], most: Sequence[int], size: int) -> None:
+    """Make ``counts`` add up to ``size`` (or as near as ``0 <= counts <= most`` allows),
+    taking from the largest counts and adding where the most is spare."""
+    excess = sum(counts) - size
+    while excess > 0:
+        counts[counts.index(max(counts))] -= 1
+        excess -= 1
+    while excess < 0:
+        spare = [m - c for m, c in zip(most, counts, strict=True)]
+        if max(spare) <= 0:
+            return
+        counts[spare.index(max(spare))] += 1
+        excess += 1
+
+
+def _opponent_seat(view: SeatView) -> int:
+    return next(s for s in view.active_seats() if s != view.seat)
+
+
+def opponent_of(record: SeatRecord) -> Opponent:
+    """What this game has shown of how the opponent answers this player's claims
+    (``call_chance``, ``proof_rate``, ``final_call_rate``)."""
+    return Opponent(
+        proves=proof_rate(record),
+        doubts=tuple(call_chance(record, kind) for kind in range(KINDS)),
+        final=final_call_rate(record),
+    )
+
+
+def _duel_turn(view: SeatView, knowledge: Knowledge, rng: AIRandom) -> Play:
+    """``hard``'s turn head to head: the candidate play whose games played out score best
+    (``headtohead``), nearly equal ones drawn at random."""
+    assert view.required is not None
+    duel = duel_of(view, knowledge)
+    opponent = opponent_of(knowledge.seats[_opponent_seat(view)])
+    best: tuple[float, list[int]] | None = None
+    for count, true in duel.candidates():
+        cards = duel.played(count, true)
+        value = duel.value(cards, opponent) + DUEL_NOISE * rng.random()
+        if best is None or value > best[0]:
+            best = (value, cards)
+    assert best is not None
+    wanted = best[1]
+    chosen = []
+    for card in sorted(view.hand):
+        index = slot(card.rank)
+        if index < RANKS and wanted[index]:
+            wanted[index] -= 1
+            chosen.append(card)
+    return Play(view.seat, tuple(chosen), view.required)
+
+
+#: The spread, in plies of a game played out, within which head-to-head plays count as equal.
+DUEL_NOISE = 0.25
 
 
 def _callers_of(view: SeatView) -> list[int]:
