@@ -11,7 +11,7 @@ from tgcheat.engine.cards import Rank
 from tgcheat.engine.game import apply
 from tgcheat.engine.headtohead import RANKS, WIN, Duel, Opponent, play_out
 from tgcheat.engine.knowledge import Memory, count_cards, new_knowledge, remember, slot
-from tgcheat.engine.strategies import duel_of, head_to_head, strategy
+from tgcheat.engine.strategies import duel_of, head_to_head, opponent_of, strategy
 from tgcheat.engine.view import see
 
 from .helpers import cards, state_with
@@ -110,7 +110,7 @@ def _hard_after_two_queens(multi_lies: int) -> Play:
     knowledge = dataclasses.replace(knowledge, seats=tuple(seats))
     view = see(state, 0)
     assert head_to_head(view)
-    position = duel_of(view, knowledge)
+    position = duel_of(view, knowledge, opponent_of(knowledge.seats[1]))
     assert position.theirs == counts("A", "K") and position.theirs_pile == counts("Q", "Q")
     action = strategy("hard").choose(view, knowledge, random.Random(0), 0)
     assert isinstance(action, Play) and action.rank is Rank.KING

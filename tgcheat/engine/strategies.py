@@ -950,7 +950,7 @@ def head_to_head(view: SeatView) -> bool:
     )
 
 
-def duel_of(view: SeatView, knowledge: Knowledge) -> Duel:
+def duel_of(view: SeatView, knowledge: Knowledge, opponent: Opponent) -> Duel:
     """The head-to-head position as the seat believes it (``headtohead``): of the cards it
     cannot place, the opponent's claims on the pile are taken as true, the others are in the
     opponent's hand (any beyond its size were set aside by a player who left)."""
@@ -967,9 +967,8 @@ def duel_of(view: SeatView, knowledge: Knowledge) -> Duel:
     # as big as it is, the most numerous beliefs giving way first.
     _fit(theirs_pile, unplaced, view.pile_size - sum(mine_pile))
     theirs = [u - p for u, p in zip(unplaced, theirs_pile, strict=True)]
-    opponent = _opponent_seat(view)
-    _fit(theirs, theirs, view.hand_sizes[opponent])
-    record = knowledge.seats[opponent]
+    seat = _opponent_seat(view)
+    _fit(theirs, theirs, view.hand_sizes[seat])
     return Duel(
         mine=mine,
         mine_pile=mine_pile,
@@ -979,8 +978,8 @@ def duel_of(view: SeatView, knowledge: Knowledge) -> Duel:
         theirs_claimed=theirs_claimed,
         rank=slot(view.required) if view.required is not None else 0,
         limit=view.rules.max_cards or sum(total),
-        final_called=opponent_of(record).calls_finals,
-        takes_piles=record.multi_lies == 0,
+        final_called=opponent.calls_finals,
+        takes_piles=knowledge.seats[seat].multi_lies == 0,
     )
 
 
@@ -1017,8 +1016,8 @@ def _duel_turn(view: SeatView, knowledge: Knowledge, rng: AIRandom) -> Play:
     """``hard``'s turn head to head: the candidate play whose games played out score best
     (``headtohead``), nearly equal ones drawn at random."""
     assert view.required is not None
-    duel = duel_of(view, knowledge)
     opponent = opponent_of(knowledge.seats[_opponent_seat(view)])
+    duel = duel_of(view, knowledge, opponent)
     best: tuple[float, list[int]] | None = None
     for count, true in duel.candidates():
         cards = duel.played(count, true)
