@@ -377,13 +377,15 @@ def aged(steps: Sequence[Step], held_for_ms: int) -> list[Step]:
     priority that long a wait earns them."""
     if held_for_ms < AGING_MS:
         return list(steps)
-    up = len(Priority) if held_for_ms >= 3 * AGING_MS else 1
-    return [
-        replace(step, priority=Priority(max(Priority.OVERDUE, step.priority - up)))
-        if step.priority > Priority.OVERDUE
-        else step
-        for step in steps
-    ]
+    return [replace(step, priority=_aged(step.priority, held_for_ms)) for step in steps]
+
+
+def _aged(priority: Priority, held_for_ms: int) -> Priority:
+    if priority <= Priority.OVERDUE:
+        return priority
+    if held_for_ms >= 3 * AGING_MS:
+        return Priority.OVERDUE
+    return Priority(priority - 1)
 
 
 @dataclass(frozen=True, slots=True)

@@ -209,9 +209,8 @@ def quick_answer_text(tr: Translator, answer: Queued) -> str:
 
 def _answer_view(tr: Translator, answer: Queued) -> views.View:
     """The reply to /quick: waiting (with a button to stop), or why not."""
-    text = quick_answer_text(tr, answer)
     if answer.outcome is Asked.QUEUED:
         return views.quick_waiting_view(tr, answer.detail)
     if answer.outcome is Asked.LEFT:
         return views.quick_left_view(tr)
-    return views.page(tr, text)
+    return views.page(tr, quick_answer_text(tr, answer))
