@@ -14,6 +14,8 @@ from tests.bot.play import game_state, has_op, join_by_button, play
 from tests.support.updates import User
 from tgcheat.bot import views
 from tgcheat.bot.callbacks import Op
+from tgcheat.bot.delivery.desired import hand_slot
+from tgcheat.bot.delivery.shown_codec import decode_shown
 from tgcheat.bot.delivery.sync import RETRY_MS
 from tgcheat.engine.state import GameState
 from tgcheat.i18n import translator
@@ -98,6 +100,45 @@ async def test_a_hand_sent_is_kept_when_another_request_of_the_play_fails(
     assert f"· pile: {len(state.players[state.turn].hand[:1])} card" in str(
         bot.fake.message(GROUP_ID, messages.table).plain_text  # type: ignore[arg-type]
     )
+    bot.fake.assert_clean()
+
+
+async def test_a_sync_slowed_by_telegram_keeps_what_it_posted_before_it_ends(
+    bot: BotHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync whose requests take longer than a third of its lease keeps what Telegram
+    confirmed so far (a checkpoint): a process that dies then, or whose lease runs out, leaves
+    the next player's new hand known to the next sync, not posted a second time."""
+    state = await _start(bot)
+    mover = await _pick_one(bot, state)
+    following = USERS[state.players[(state.turn + 1) % 3].user_id]
+    bot.shell.delivery.store.shown.lease_ms = 900
+    answer = bot.fake.do_request
+    kept: list[int] = []
+
+    async def table_edit_waits_for_a_checkpoint(
+        url: str, method: str, request_data: Any = None, **kwargs: Any
+    ) -> Any:
+        chat = request_data.parameters.get("chat_id") if request_data is not None else None
+        if url.endswith("/editMessageText") and chat is not None and int(chat) == GROUP_ID:
+            # The group's edit is answered once the record in Redis holds the next player's
+            # new hand, which was sent side by side with it.
+            for _ in range(200):
+                record = decode_shown(await bot.store.shown.read(Place(GROUP_ID)))
+                slot = record.slots.get(hand_slot(following.id))
+                if slot is not None and slot.message_id in sent_to_following():
+                    kept.append(slot.message_id)
+                    break
+                await asyncio.sleep(0.02)
+        return await answer(url, method, request_data, **kwargs)
+
+    def sent_to_following() -> set[int]:
+        return {m.message_id for m in bot.fake.visible_messages(following.id) if m.reply_markup}
+
+    before = sent_to_following()
+    monkeypatch.setattr(bot.fake, "do_request", table_edit_waits_for_a_checkpoint)
+    await bot.press(mover, mover.id, has_op(Op.PLAY))
+    assert kept and kept[0] not in before, "the new hand was kept while the sync went on"
     bot.fake.assert_clean()
 
 

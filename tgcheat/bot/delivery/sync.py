@@ -278,13 +278,16 @@ class Delivery:
             for step in steps:
                 by_chat.setdefault(step.chat, []).append(step)
             runs = {chat: _ChatRun() for chat in by_chat}
+            runs_of_chats = [
+                self._run(chat, chat_steps, runs[chat], wanted, done)
+                for chat, chat_steps in by_chat.items()
+            ]
             with self.sender.paid():
-                await asyncio.gather(
-                    *(
-                        self._run(chat, chat_steps, runs[chat], wanted, done)
-                        for chat, chat_steps in by_chat.items()
-                    )
-                )
+                if len(runs_of_chats) == 1:
+                    # One chat, most often: no task of its own to make.
+                    await runs_of_chats[0]
+                else:
+                    await asyncio.gather(*runs_of_chats)
             for chat, run in runs.items():
                 done.due_at(run.again_ms)
                 done.flood_until_ms = max(done.flood_until_ms, run.flood_until_ms)
@@ -306,24 +309,31 @@ class Delivery:
     async def _kept(self, place: Place, lease: Lease, done: _Round) -> AsyncIterator[None]:
         """While the round's requests take their time, what it has shown so far is kept (a
         checkpoint a third of a lease apart): a process that dies, or whose lease runs out
-        under a slow Telegram, leaves every request it made known to the next sync."""
+        under a slow Telegram, leaves every request it made known to the next sync. Most
+        rounds end before the first checkpoint: its task is made only once one is due."""
         period_s = self.store.shown.lease_ms / 3000
+        keeping: list[asyncio.Task[None]] = []
 
         async def keep() -> None:
             while True:
-                await asyncio.sleep(period_s)
                 saved = len(done.posted)
                 if not await self.store.shown.checkpoint(place, lease, encode_shown(done.shown)):
                     return
                 done.kept_posts = saved
+                await asyncio.sleep(period_s)
 
-        keeping = asyncio.create_task(keep(), name=f"checkpoint {place.key}")
+        def start() -> None:
+            keeping.append(asyncio.create_task(keep(), name=f"checkpoint {place.key}"))
+
+        first = asyncio.get_running_loop().call_later(period_s, start)
         try:
             yield
         finally:
-            keeping.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await keeping
+            first.cancel()
+            for task in keeping:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
 
     async def _after(self, place: Place, session: Session | None, done: _Round) -> None:
         """What a round found out besides its requests' answers: players the bot cannot
