@@ -213,6 +213,14 @@ class ShownRecords:
         raw = await bounded(self._redis.hget(self._keys.session(place), SHOWN_FIELD))
         return _bytes(raw) if raw else b""
 
+    async def read_and_held(self, place: Place) -> tuple[bytes, bool]:
+        """The place's shown record as stored, and whether a sync holds the place's lease (run
+        out or not, until it lets go): that sync keeps what Telegram confirmed only at its
+        checkpoints and at its end, so the record may lack a message it has sent."""
+        key = self._keys.session(place)
+        raw, lease = await bounded(self._redis.hmget(key, [SHOWN_FIELD, LEASE_FIELD]))
+        return (_bytes(raw) if raw else b""), lease is not None
+
 
 def _bytes(value: bytes | str) -> bytes:
     return value if isinstance(value, bytes) else value.encode()
