@@ -468,3 +468,87 @@ async def test_a_play_delivered_to_both_processes_leaves_one_hand_message_each(
             assert await asyncio.gather(one.post(play), two.post(play)) == [200, 200]
             assert (await game_of(redis)).plays == state.plays + 1
             assert_one_hand_each(fake)
+
+
+# Found by tools/soak.py (a Cheat! call in its player's new hand, racing that turn's deadline,
+# moved the version by two): a sync records the messages it posted only as it ends, so while
+# one is under way the stored record can lack the hand it has just shown. The clock took that
+# player for one who had not seen their turn and started it again. It now judges the turn once
+# the sync has ended.
+async def test_a_turn_whose_hand_a_sync_under_way_has_shown_times_out_at_its_deadline(
+    redis: Redis, redis_url: str
+) -> None:
+    clock = [int(time.time() * 1000)]
+    async with two_harnesses(redis, redis_url) as (one, two):
+        for harness in (one, two):
+            harness.shell.clock = lambda: clock[0]
+        fake, updates = one.fake, one.updates
+        timers = two.app.timers  # type: ignore[attr-defined]
+        await open_table(one.feed, fake, updates)
+        state = await game_of(redis)
+        play = await claim(one.feed, fake, updates, state)
+        following = state.next_active(state.turn)
+        user = user_at(state, following)
+        table_edit = fake.hang_next(
+            lambda method, params: method == "editMessageText" and params["chat_id"] == GROUP_ID
+        )
+        hand_sent = fake.wait_for_call(
+            lambda call: call.method == "sendMessage" and call.params["chat_id"] == user.id
+        )
+        playing = asyncio.create_task(one.feed(play))
+        await asyncio.wait_for(asyncio.gather(table_edit.arrived, hand_sent), 5)
+        # The play is stored and its next player has their hand of the turn; the sync that
+        # sent it waits for the table's edit.
+        session, version = await stored(redis)
+        assert session.game is not None and session.game.turn == following
+        clock[0] = session.deadline_ms
+        await timers.fire_due(session.deadline_ms)
+        table_edit.released.set()
+        await playing
+        await timers.fire_due(session.deadline_ms)
+        after, after_version = await stored(redis)
+        assert after.game is not None
+        assert after_version == version + 1, "the clock wrote once"
+        timeouts = session.game.players[following].timeouts
+        assert after.game.players[following].timeouts == timeouts + 1, "the turn timed out"
+        check(after.game)
+
+
+# Found by tools/soak.py (a Cheat! call's reveal counted twice, one of the two deleted): a sync
+# whose lease ran out while it waited for Telegram went on sending once the other process had
+# synced the place; finding its lease lost, it deleted what it had sent, but the group had been
+# notified of it all the same. A sync now sends nothing once its lease is nearly out.
+async def test_a_sync_whose_lease_ran_out_sends_nothing_once_the_other_process_synced(
+    redis: Redis, redis_url: str
+) -> None:
+    clock = [int(time.time() * 1000)]
+    async with two_harnesses(redis, redis_url) as (one, two):
+        for harness in (one, two):
+            harness.shell.clock = lambda: clock[0]
+        fake, updates = one.fake, one.updates
+        await open_table(one.feed, fake, updates)
+        state = await game_of(redis)
+        await one.feed(await claim(one.feed, fake, updates, state))
+        state = await game_of(redis)
+        challenger = user_at(state, state.turn)
+        cheat = tap(fake, updates, challenger, GROUP_ID, lambda p: p.op is Op.CHALLENGE)
+        # The challenge's sync turns the old table into the reveal, then sends the new table:
+        # Telegram takes its time over the first, past the end of the sync's lease.
+        old_table_edit = fake.hang_next(
+            lambda method, params: method == "editMessageText" and params["chat_id"] == GROUP_ID
+        )
+        calling = asyncio.create_task(one.feed(cheat))
+        await asyncio.wait_for(old_table_edit.arrived, 5)
+        clock[0] += one.store.shown.lease_ms
+        await two.app.timers.sync_due()  # type: ignore[attr-defined]
+        old_table_edit.released.set()
+        await calling
+        assert reveals(fake) == 1
+        group = fake.bot_messages(GROUP_ID, include_deleted=True)
+        assert [m.message_id for m in group if m.deleted] == [], "sent, then deleted"
+        tables = [
+            m.message_id
+            for m in fake.visible_messages(GROUP_ID)
+            if any("start=h" in str(b.get("url", "")) for b in m.buttons)
+        ]
+        assert len(tables) == 1

@@ -80,8 +80,15 @@ class Timers:
             return
         # Whose hand is not shown yet matters only to a game's deadline that is due (not to a
         # lobby's, nor to a computer player's move): read only then.
-        deadline_due = before.live_game is not None and 0 < before.deadline_ms <= now
-        unseen = await self.unseen_hands(place, before) if deadline_due else frozenset()
+        game = before.live_game
+        unseen: frozenset[int] = frozenset()
+        if game is not None and 0 < before.deadline_ms <= now:
+            unseen, syncing = await self._hands_not_shown(place, before)
+            if syncing and table.awaits_any(game, unseen):
+                # The sync under way may have sent that hand already: it is recorded when the
+                # sync ends, and the turn judged at a tick after that (a turn started again
+                # for a player who was shown it would be a write for nothing).
+                return
         committed = await self.store.transact(
             place,
             lambda session: table.tick(session, now, rng=self.rng, unseen=unseen),
@@ -96,10 +103,19 @@ class Timers:
         ``session``: the place's, when it was read already."""
         if session is None:
             session, _ = await self.store.load(place)
+        unseen, _ = await self._hands_not_shown(place, session)
+        return unseen
+
+    async def _hands_not_shown(
+        self, place: Place, session: Session | None
+    ) -> tuple[frozenset[int], bool]:
+        """``unseen_hands`` by the stored record, and whether a sync holds the place (then
+        the record may lack a hand it has sent)."""
         state = session.live_game if session is not None else None
         if session is None or state is None:
-            return frozenset()
-        shown = decode_shown(await self.store.shown.read(place))
+            return frozenset(), False
+        record, syncing = await self.store.shown.read_and_held(place)
+        shown = decode_shown(record)
         unseen = set()
         for player in state.players:
             user_id = player.user_id
@@ -111,7 +127,7 @@ class Timers:
         if unseen:
             # A player whose Mini App shows the game sees their turn there.
             unseen -= set(await self.store.watching.of(place, self.clock(), unseen))
-        return frozenset(unseen)
+        return frozenset(unseen), syncing
 
     async def sync_due(self, now: int | None = None) -> None:
         """Sync every place due (each chat in a task of its own; returns once they are

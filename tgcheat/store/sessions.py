@@ -221,6 +221,7 @@ class Sessions:
             assert new_session is not None, "sessions are replaced, never deleted"
             document = encode(new_session)
             token = new_token() if lease else ""
+            now, taken_at = self.clock(), time.monotonic()
             call = cas_call(
                 session_key=self._keys.session(place),
                 deadlines_key=self._keys.deadlines(place.chat_id),
@@ -234,7 +235,7 @@ class Sessions:
                 first_look=first_look,
                 place=place.key,
                 deadline_ms=new_session.next_deadline_ms,
-                now_ms=self.clock(),
+                now_ms=now,
                 channel=self._changes.channel if self._changes else "",
                 notice=(self._changes.notice(place, version + 1, result) if self._changes else b""),
                 lease_token=token,
@@ -245,7 +246,11 @@ class Sessions:
             if outcome == CasAnswer.WRITTEN:
                 self._hints.remember(place, version + 1, new_session)
                 self._hints.keep_decoded(place, document, new_session)
-                leased = self._shown.leased(place, token, answer[2:]) if int(answer[1]) else None
+                leased = (
+                    self._shown.leased(place, token, answer[2:], taken_ms=now, taken_at=taken_at)
+                    if int(answer[1])
+                    else None
+                )
                 return Committed(
                     outcome=Outcome.CHANGED,
                     session=new_session,

@@ -15,6 +15,7 @@ the lease ends, so the clock syncs it.
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,6 +56,10 @@ class Lease:
     buried: int
     #: The group's message budget.
     bucket: GroupBucket
+    #: When the lease runs out by the place's clock (ms), the one every process judges it by,
+    #: and by this process's monotonic clock (s), which no change of the time of day moves.
+    ends_ms: int
+    ends_monotonic: float
     #: The message ids an earlier version kept for the place (its fields without their
     #: prefix: "table", "hand:<user id>"), when nothing is recorded yet: a live game's first
     #: sync after the upgrade edits those messages rather than posting new ones.
@@ -64,6 +69,10 @@ class Lease:
     #: The players who reported their Mini App visible, and when each report runs out (ms):
     #: tgcheat.store.watching, read with the lease.
     watching: Mapping[int, int] = field(default_factory=dict)
+
+    def left_ms(self, now_ms: int) -> float:
+        """How long the lease has left (ms; negative: run out), the lesser of its clocks."""
+        return min(self.ends_ms - now_ms, (self.ends_monotonic - time.monotonic()) * 1000)
 
 
 class LeaseLost(Exception):
@@ -96,8 +105,12 @@ class ShownRecords:
         self._checkpoint = redis.register_script(CHECKPOINT_SCRIPT)
         self._recheck = redis.register_script(RECHECK_SCRIPT)
 
-    def leased(self, place: Place, token: str, shows: Sequence[Any]) -> Lease:
-        """The lease ``token`` took, from the scripts' what_shows() answer."""
+    def leased(
+        self, place: Place, token: str, shows: Sequence[Any], *, taken_ms: int, taken_at: float
+    ) -> Lease:
+        """The lease ``token`` took, from the scripts' what_shows() answer; ``taken_ms``: the
+        time the script was given (the lease ends ``lease_ms`` after it), ``taken_at``: the
+        monotonic time the script was called at."""
         version, document, shown, buried, tokens, at, until, legacy, recheck, watching = shows
         reports = [int(item) for item in watching or ()]
         fields = [_bytes(item).decode() for item in legacy or ()]
@@ -117,12 +130,14 @@ class ShownRecords:
             legacy=kept,
             recheck=int(recheck),
             watching=dict(zip(reports[::2], reports[1::2], strict=True)),
+            ends_ms=taken_ms + self.lease_ms,
+            ends_monotonic=taken_at + self.lease_ms / 1000,
         )
 
     async def begin(self, place: Place, now_ms: int) -> Lease | None:
         """The place leased to this process; None when another process holds it (it syncs
         again before it lets go) or the place has no session."""
-        token = new_token()
+        token, taken_at = new_token(), time.monotonic()
         call = begin_call(
             session_key=self._keys.session(place),
             bucket_key=self._keys.bucket(place.chat_id),
@@ -136,7 +151,7 @@ class ShownRecords:
         answer = await bounded(self._direct.run_script(self._begin, call.keys, call.args))
         if int(answer[0]) != 1:
             return None
-        return self.leased(place, token, answer[1:])
+        return self.leased(place, token, answer[1:], taken_ms=now_ms, taken_at=taken_at)
 
     async def end(
         self,
@@ -155,6 +170,7 @@ class ShownRecords:
         place, so what was due stays due). Another lease (the same token) when the
         session changed meanwhile: sync again from it. LeaseLost when another process took
         the place over."""
+        taken_at = time.monotonic()
         call = end_call(
             session_key=self._keys.session(place),
             bucket_key=self._keys.bucket(place.chat_id),
@@ -180,7 +196,7 @@ class ShownRecords:
             raise LeaseLost(place)
         if outcome == 0:
             return None
-        return self.leased(place, lease.token, answer[1:])
+        return self.leased(place, lease.token, answer[1:], taken_ms=now_ms, taken_at=taken_at)
 
     async def checkpoint(self, place: Place, lease: Lease, shown: bytes) -> bool:
         """What the sync has shown so far, kept while its lease lasts; False when the lease
@@ -212,6 +228,14 @@ class ShownRecords:
         """The place's shown record as stored (empty: nothing shown)."""
         raw = await bounded(self._redis.hget(self._keys.session(place), SHOWN_FIELD))
         return _bytes(raw) if raw else b""
+
+    async def read_and_held(self, place: Place) -> tuple[bytes, bool]:
+        """The place's shown record as stored, and whether a sync holds the place's lease (run
+        out or not, until it lets go): that sync keeps what Telegram confirmed only at its
+        checkpoints and at its end, so the record may lack a message it has sent."""
+        key = self._keys.session(place)
+        raw, lease = await bounded(self._redis.hmget(key, [SHOWN_FIELD, LEASE_FIELD]))
+        return (_bytes(raw) if raw else b""), lease is not None
 
 
 def _bytes(value: bytes | str) -> bytes:

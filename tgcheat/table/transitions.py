@@ -269,7 +269,7 @@ def tick(
         # A long turn: those it waits for are reminded in private (their hand comes back
         # as a new message that notifies), once.
         return reminded(session, game), ()
-    if unseen and any(game.players[seat].user_id in unseen for seat in awaited(game)):
+    if awaits_any(game, unseen):
         deadline = game_deadline(0, game, (), now_ms)
         return dataclasses.replace(session, deadline_ms=deadline), ()
     try:
@@ -279,6 +279,11 @@ def tick(
         deadline = game_deadline(0, game, (), now_ms)
         return dataclasses.replace(session, deadline_ms=deadline), ()
     return advance(session, state, events, now_ms), tuple(events)
+
+
+def awaits_any(game: GameState, user_ids: frozenset[int]) -> bool:
+    """Whether the game waits for one of ``user_ids``."""
+    return any(game.players[seat].user_id in user_ids for seat in awaited(game))
 
 
 def end_without_group(session: Session | None) -> tuple[Session | None, Events]:

@@ -279,7 +279,7 @@ class Delivery:
                 by_chat.setdefault(step.chat, []).append(step)
             runs = {chat: _ChatRun() for chat in by_chat}
             runs_of_chats = [
-                self._run(chat, chat_steps, runs[chat], wanted, done)
+                self._run(chat, chat_steps, runs[chat], lease, done)
                 for chat, chat_steps in by_chat.items()
             ]
             with self.sender.paid():
@@ -401,12 +401,18 @@ class Delivery:
         return [step for step, taken in zip(steps, granted, strict=True) if taken]
 
     async def _run(
-        self, chat: Chat, steps: Sequence[Step], run: _ChatRun, wanted: Desired, done: _Round
+        self, chat: Chat, steps: Sequence[Step], run: _ChatRun, lease: Lease, done: _Round
     ) -> None:
         """One chat's steps, in order, each answer folded into ``done`` as it comes; the
-        first failure stops them (what is left is planned again at the next sync)."""
+        first failure stops them, as does a message to send once ``lease`` is nearly out
+        (what is left is planned again at the next sync)."""
         for step in steps:
             for request in step.requests:
+                if isinstance(request, Send) and lease.left_ms(self.clock()) < self._margin_ms():
+                    # Sent now, it might land once the lease has run out and another process
+                    # has sent its own: this one's would be deleted, but heard all the same.
+                    run.again_ms = self.clock()
+                    return
                 try:
                     answer = await self._request(request)
                 except ChatFlooded as flooded:
@@ -441,6 +447,13 @@ class Delivery:
                     # The rest of the step was planned on that message: planned again.
                     run.replan = True
                     return
+
+    def _margin_ms(self) -> float:
+        """What a sync must have left of its lease to send a message: the time a request
+        may take (the HTTP client's read timeout), but never over a third of a lease."""
+        timeout_s = self.sender.bot.request.read_timeout
+        third = self.store.shown.lease_ms / 3
+        return third if timeout_s is None else min(third, timeout_s * 1000)
 
     async def _request(self, request: Request) -> int | None:
         """One request: a sent message's id, None for an edit or a deletion done, GONE for a
