@@ -59,7 +59,7 @@ async def spend_all(bot: Served, at_ms: int) -> None:
     assert bot.app.routes is not None
     budget = bot.app.routes.shell.sender.budget
     assert budget is not None
-    while await budget.take(at_ms, Priority.MUST) is None:
+    while (await budget.take_many(at_ms, [(Priority.MUST, 1)]))[0] == [True]:
         pass
 
 
@@ -275,7 +275,7 @@ async def musts_taken(bot: BotHarness) -> int:
     assert budget is not None
     now = wall_clock_ms()
     taken = 0
-    while taken < 10 and await budget.take(now, Priority.MUST) is None:
+    while taken < 10 and (await budget.take_many(now, [(Priority.MUST, 1)]))[0] == [True]:
         taken += 1
     return taken
 
@@ -312,6 +312,23 @@ async def test_429s_in_several_chats_at_once_are_the_bots_limit_and_empty_its_bu
         statuses = [call.status for call in bot.fake.calls_to("sendMessage")]
         assert statuses == [200, 200] + [429] * GLOBAL_FLOOD_CHATS
         assert await musts_taken(bot) == 0
+    finally:
+        await bot.app.shutdown()
+    bot.fake.assert_clean()
+
+
+async def test_a_reply_to_a_command_is_counted_with_the_next_request_for_tokens(
+    redis: Redis,
+) -> None:
+    """A reply answers a person's own action: the budget never refuses it, so it costs no
+    round trip of its own to Redis; it is counted with the next request for tokens."""
+    bot = await limited_bot(redis, TelegramLimits())
+    try:
+        await bot.command(ANN, "/help", private(ANN))
+        assert replies_in(bot, ANN.id) == 1
+        assert await redis.exists(bot.store.keys.send_budget()) == 0, "Redis was asked"
+        # 9 tokens held, 1 reply counted, 1.8 kept for answers: 6 turns may go at once.
+        assert await musts_taken(bot) == 6
     finally:
         await bot.app.shutdown()
     bot.fake.assert_clean()

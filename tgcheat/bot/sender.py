@@ -13,15 +13,13 @@ that waited would hold the update, and everything the bot does after it, for up 
 remembered until then, so that this process sends nothing more there meanwhile; the sync of the
 place leaves what was not shown for the clock (``tgcheat.bot.delivery.sync``).
 
-Every message sent, edited or deleted also takes a token from the bot's budget across all chats
-(``tgcheat.store.send_budget``), at the priority its caller gives: a request the budget refuses
-is raised as ``OverBudget`` before it is made, and held like a flood wait's. An answer to a
-person's own action (a reply, their pick) is never refused: it is counted, and what may wait
-waits longer. A 429 empties that budget only when it is the bot's limit across all chats
-(``SendBudget.flooded`` decides): a chat's own limit makes that chat wait, no other. A sequence
-that must go whole (a table posted anew and its old message made a line of the history) takes
-its tokens together before its first request (``together``): it is refused whole or not at
-all, never left half done.
+Every message sent, edited or deleted also counts against the bot's budget across all chats
+(``tgcheat.store.send_budget``). A sync takes the tokens of all its requests at once, by their
+priorities, before it makes them (``paid``); any other request here answers a person's own
+action (a reply, a notice) and is never refused: it is counted with this process's next
+request for tokens, without a round trip of its own. A 429 empties that budget only when it is
+the bot's limit across all chats (``SendBudget.flooded`` decides): a chat's own limit makes that
+chat wait, no other.
 """
 
 from __future__ import annotations
@@ -55,7 +53,7 @@ from tgcheat.bot import api_request
 from tgcheat.bot.api_request import JsonParams
 from tgcheat.bot.views import Keyboard, View
 from tgcheat.metrics import FLOODS, chat_kind
-from tgcheat.store.send_budget import Priority, SendBudget
+from tgcheat.store.send_budget import SendBudget
 from tgcheat.table.place import Place, Where
 
 log = logging.getLogger(__name__)
@@ -104,16 +102,6 @@ class ChatFlooded(Exception):
         return True
 
 
-class OverBudget(ChatFlooded):
-    """The bot's budget of messages across all chats refused a request, which was not made:
-    the chat itself may be written to (nothing is remembered of it), and the budget has tokens
-    for the request again at ``until_ms``."""
-
-    @property
-    def chat_waits(self) -> bool:
-        return False
-
-
 class TopicGone(Exception):
     """A message to a forum topic was refused because the topic is closed or deleted: its game
     cannot go on there (``Publisher.end_topic``)."""
@@ -155,26 +143,8 @@ def webhook_reply() -> Iterator[WebhookReply]:
         _WEBHOOK_REPLY.reset(token)
 
 
-class _Sequence:
-    """Requests that go whole: the first takes the tokens of all (``count``)."""
-
-    __slots__ = ("count", "prepaid", "started")
-
-    def __init__(self, count: int) -> None:
-        self.count = count
-        self.prepaid = 0
-        self.started = False
-
-
-_SEQUENCE: contextvars.ContextVar[_Sequence | None] = contextvars.ContextVar(
-    "tgcheat_sequence", default=None
-)
 #: The requests made here were paid for by their caller (``paid``).
 _PAID: contextvars.ContextVar[bool] = contextvars.ContextVar("tgcheat_paid", default=False)
-#: The lowest priority a request may have here (``waited``).
-_AT_LEAST: contextvars.ContextVar[Priority] = contextvars.ContextVar(
-    "tgcheat_at_least", default=Priority.LATER
-)
 
 
 class Edit(enum.Enum):
@@ -197,21 +167,6 @@ class Sender:
 
     @staticmethod
     @contextlib.contextmanager
-    def together(count: int) -> Iterator[None]:
-        """The requests made inside go whole: the first takes ``count`` tokens of the budget
-        at its priority (refused, nothing was sent), the rest are not refused. Inside a
-        sequence already, the outer one holds."""
-        if _SEQUENCE.get() is not None:
-            yield
-            return
-        token = _SEQUENCE.set(_Sequence(count))
-        try:
-            yield
-        finally:
-            _SEQUENCE.reset(token)
-
-    @staticmethod
-    @contextlib.contextmanager
     def paid() -> Iterator[None]:
         """The requests made inside took their tokens of the bot's budget already (a sync
         takes those of all its requests in one round trip: ``SendBudget.take_many``)."""
@@ -221,30 +176,16 @@ class Sender:
         finally:
             _PAID.reset(token)
 
-    @staticmethod
-    @contextlib.contextmanager
-    def waited() -> Iterator[None]:
-        """The requests made inside show what waited for the budget already (the clock's
-        turn at it): they go as what players must see, or what waits would wait for ever
-        while the games ask for more than the budget."""
-        token = _AT_LEAST.set(Priority.MUST)
-        try:
-            yield
-        finally:
-            _AT_LEAST.reset(token)
-
     async def call(
         self,
         method: str,
         params: JsonParams,
         *,
         result: bool = False,
-        priority: Priority = Priority.ALWAYS,
     ) -> Any:
         """One Bot API request; with ``result``, its result as JSON (else None). Telegram's
         errors are raised as python-telegram-bot raises them (BadRequest, Forbidden, ...),
-        but a 429 for a chat as ``ChatFlooded`` (RetryAfter when the request names none),
-        and a refusal of the bot's budget (at ``priority``) as ``OverBudget``."""
+        but a 429 for a chat as ``ChatFlooded`` (RetryAfter when the request names none)."""
         chat_id = params.get("chat_id")
         if type(chat_id) is not int:
             return await self._post(f"{self.bot.base_url}/{method}", params, result)
@@ -256,7 +197,7 @@ class Sender:
                 raise ChatFlooded(chat_id, until, topic)
             del self._floods[chat_id]
         if self.budget is not None and method in _COUNTED and not _PAID.get():
-            await self._spend(self.budget, min(priority, _AT_LEAST.get()), chat_id, topic)
+            self.budget.answered()
         try:
             return await self._post(f"{self.bot.base_url}/{method}", params, result)
         except RetryAfter as error:
@@ -267,29 +208,6 @@ class Sender:
             wait_s = (flooded.until_ms - self.clock()) / 1000
             log.info("%s to chat %s: Telegram asks to wait %.1f s", method, chat_id, wait_s)
             raise flooded from error
-
-    async def _spend(
-        self, budget: SendBudget, priority: Priority, chat_id: int, topic: int | None
-    ) -> None:
-        """Take the request's token from the bot's budget; OverBudget when it is refused."""
-        sequence = _SEQUENCE.get()
-        count = 1
-        if sequence is not None:
-            if sequence.started:
-                if sequence.prepaid > 0:
-                    sequence.prepaid -= 1
-                    return
-                # More requests than the sequence counted: it is finished all the same.
-                priority = Priority.ALWAYS
-            else:
-                count = sequence.count
-        now = self.clock()
-        refusal = await budget.take(now, priority, count)
-        if refusal is not None:
-            raise OverBudget(chat_id, now + refusal.wait_ms, topic)
-        if sequence is not None and not sequence.started:
-            sequence.started = True
-            sequence.prepaid = count - 1
 
     def flooded(self, chat_id: int, error: RetryAfter, topic: int | None = None) -> ChatFlooded:
         """Remember that Telegram asked to wait before the chat's next message (``error``, a
@@ -319,7 +237,6 @@ class Sender:
         *,
         silent: bool = False,
         reply_to: int | None = None,
-        priority: Priority = Priority.ALWAYS,
     ) -> int | None:
         """Send a new message to a chat (an id) or a place (in its topic); its id, or None when
         the chat cannot be reached (the user never started the bot, or blocked it).
@@ -340,7 +257,7 @@ class Sender:
                 "allow_sending_without_reply": True,
             }
         try:
-            sent = await self.call("sendMessage", request, result=True, priority=priority)
+            sent = await self.call("sendMessage", request, result=True)
         except Forbidden as error:
             log.info("chat %s unreachable: %s", chat_id, error.message)
             return None
@@ -397,15 +314,13 @@ class Sender:
         prepared = await self.call("savePreparedInlineMessage", request, result=True)
         return str(prepared["id"])
 
-    async def edit(
-        self, chat: Where, message_id: int, view: View, *, priority: Priority = Priority.ALWAYS
-    ) -> Edit:
+    async def edit(self, chat: Where, message_id: int, view: View) -> Edit:
         """Edit a message in place (the chat's id names it with the message's: no topic)."""
         request = _message_params(view)
         request["chat_id"] = Place.of(chat).chat_id
         request["message_id"] = message_id
         try:
-            await self.call("editMessageText", request, priority=priority)
+            await self.call("editMessageText", request)
         except BadRequest as error:
             text = error.message.lower()
             if "message is not modified" in text:
@@ -431,35 +346,23 @@ class Sender:
             # Taking the buttons off an old message: its buttons are refused as stale anyway.
             pass
 
-    async def delete(
-        self, chat: Where, message_id: int, *, priority: Priority = Priority.ALWAYS
-    ) -> None:
+    async def delete(self, chat: Where, message_id: int) -> None:
         """Delete a message; ChatFlooded in a flood wait (the caller may delete it later)."""
         chat_id = Place.of(chat).chat_id
         try:
-            await self.call(
-                "deleteMessage",
-                {"chat_id": chat_id, "message_id": message_id},
-                priority=priority,
-            )
+            await self.call("deleteMessage", {"chat_id": chat_id, "message_id": message_id})
         except (BadRequest, Forbidden) as error:
             # Already gone, or too old to delete (48 h): nothing is lost either way.
             log.info("message %s/%s not deleted: %s", chat_id, message_id, error.message)
 
-    async def delete_many(
-        self, chat: Where, message_ids: Sequence[int], *, priority: Priority = Priority.ALWAYS
-    ) -> None:
+    async def delete_many(self, chat: Where, message_ids: Sequence[int]) -> None:
         """Delete messages of one chat, up to ``DELETE_AT_ONCE`` a request; ChatFlooded in a
         flood wait. Those already gone or too old are skipped by Telegram."""
         chat_id = Place.of(chat).chat_id
         for start in range(0, len(message_ids), DELETE_AT_ONCE):
             batch = list(message_ids[start : start + DELETE_AT_ONCE])
             try:
-                await self.call(
-                    "deleteMessages",
-                    {"chat_id": chat_id, "message_ids": batch},
-                    priority=priority,
-                )
+                await self.call("deleteMessages", {"chat_id": chat_id, "message_ids": batch})
             except (BadRequest, Forbidden) as error:
                 log.info("messages of %s not deleted: %s", chat_id, error.message)
 

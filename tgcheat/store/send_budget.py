@@ -14,9 +14,9 @@ the table posted anew below it) may take the rest; a table edit leaves two fifth
 and what may wait (the hands of players who are not to act, deletions, the lobby) three fifths.
 What a place has waited for long goes before them all but the answers (it leaves a tenth), so
 that an overloaded bot slows every game down rather than starving the quiet ones.
-A request the budget refuses is not sent: its caller holds what it would have shown for the
-clock, as for Telegram's own flood wait (``tgcheat.bot.sender.OverBudget``), so that over the
-budget nothing is lost and the games slow down together.
+A request the budget refuses is not sent: the sync that planned it leaves its place due for the
+clock, as for Telegram's own flood wait, so that over the budget nothing is lost and the games
+slow down together.
 
 Telegram's own limit has the last word, but its 429 does not say which limit it is: a chat's
 own (a private chat about a message a second, a group twenty a minute) or the bot's across all
@@ -38,7 +38,6 @@ import asyncio
 import enum
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
@@ -85,27 +84,9 @@ _RESERVE_SHARE = {
     Priority.LATER: 0.6,
 }
 
-# KEYS[1] the bucket. ARGV: rate a second, burst, now (ms), tokens wanted, reserve (tokens
-# left to others). Returns {1, 0} when taken, else {0, ms until they would be}.
-TAKE_SENDS_SCRIPT = """
-local rate, burst, now = tonumber(ARGV[1]) / 1000, tonumber(ARGV[2]), tonumber(ARGV[3])
-local wanted, reserve = tonumber(ARGV[4]), tonumber(ARGV[5])
-local stored = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local tokens = tonumber(stored[1]) or burst
-local at = tonumber(stored[2]) or now
--- A clock behind the last spender's refills nothing (processes' clocks differ by a little).
-tokens = math.min(burst, tokens + math.max(0, now - at) * rate)
-at = math.max(at, now)
-local taken = tokens - wanted >= reserve
-if taken then tokens = tokens - wanted end
-redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', at)
-redis.call('PEXPIRE', KEYS[1], 60000)
-if taken then return {1, 0} end
-return {0, math.ceil((reserve + wanted - tokens) / rate)}
-"""
-
 # KEYS[1] the bucket. ARGV: rate a second, burst, now (ms), tokens taken whatever is there
-# (answers counted before), then for each request group its tokens and reserve. Each group is
+# (answers counted before) down to a floor (the answers' reserve: a little debt), the floor,
+# then for each request group its tokens and reserve. Each group is
 # taken when the bucket leaves its reserve, in order (a later, smaller one may be taken after
 # one refused). Returns {ms until the first refused group would be taken (0: none refused),
 # then 1 or 0 for each group}.
@@ -116,9 +97,9 @@ local tokens = tonumber(stored[1]) or burst
 local at = tonumber(stored[2]) or now
 tokens = math.min(burst, tokens + math.max(0, now - at) * rate)
 at = math.max(at, now)
-tokens = math.max(-burst, tokens - tonumber(ARGV[4]))
+tokens = math.max(math.min(tokens, tonumber(ARGV[5])), tokens - tonumber(ARGV[4]))
 local answers = {0}
-for i = 5, #ARGV, 2 do
+for i = 6, #ARGV, 2 do
   local wanted, reserve = tonumber(ARGV[i]), tonumber(ARGV[i + 1])
   if tokens - wanted >= reserve then
     tokens = tokens - wanted
@@ -187,14 +168,6 @@ return 1
 """
 
 
-@dataclass(frozen=True, slots=True)
-class Refusal:
-    """The budget holds too few tokens for a request of this priority: they are back in
-    ``wait_ms``."""
-
-    wait_ms: int
-
-
 class SendBudget:
     def __init__(self, redis: Redis, keys: Keys, per_second: float = TELEGRAM_SEND_RATE) -> None:
         if per_second <= 0:
@@ -203,7 +176,6 @@ class SendBudget:
         self.per_second = per_second
         #: What the bucket holds when full: nine tenths of a second's worth (see above).
         self.burst = max(1.0, per_second * 0.9)
-        self._take = redis.register_script(TAKE_SENDS_SCRIPT)
         self._take_many = redis.register_script(TAKE_MANY_SCRIPT)
         self._reads = asyncio.Semaphore(READS_IN_FLIGHT)
         #: Answers to people's own taps sent and not counted in Redis yet: they are never
@@ -216,21 +188,10 @@ class SendBudget:
     def reserve(self, priority: Priority) -> float:
         return self.burst * _RESERVE_SHARE[priority]
 
-    async def take(self, now_ms: int, priority: Priority, count: int = 1) -> Refusal | None:
-        """Take ``count`` tokens for requests of ``priority`` sent now; None when taken, else
-        how long until they would be. Redis out of reach refuses nothing: the budget is a
-        courtesy to Telegram, whose own 429 still has the last word."""
-        args = [self.per_second, self.burst, now_ms, count, self.reserve(priority)]
-        try:
-            async with self._reads:
-                taken, wait_ms = await bounded(self._take(keys=[self._key], args=args))
-        except (RedisError, TimeoutError) as error:
-            log.warning("the send budget could not be read (%s): sent regardless", error)
-            return None
-        if int(taken) == 1 or priority is Priority.ALWAYS:
-            return None
-        _count_refused([(priority, count)], [False])
-        return Refusal(max(1, int(wait_ms)))
+    def answered(self, count: int = 1) -> None:
+        """``count`` requests that answer a person's own action were sent: never refused,
+        they are counted with this process's next request for tokens."""
+        self._answers_uncounted += count
 
     async def take_many(
         self, now_ms: int, wanted: Sequence[tuple[Priority, int]]
@@ -246,7 +207,8 @@ class SendBudget:
             self._answers_uncounted += answers
             return [True] * len(wanted), 0
         uncounted, self._answers_uncounted = self._answers_uncounted + answers, 0
-        args: list[float | int] = [self.per_second, self.burst, now_ms, uncounted]
+        floor = self.reserve(Priority.ALWAYS)
+        args: list[float | int] = [self.per_second, self.burst, now_ms, uncounted, floor]
         for priority, count in others:
             args += [count, self.reserve(priority)]
         try:

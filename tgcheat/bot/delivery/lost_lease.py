@@ -12,7 +12,6 @@ from telegram.error import TelegramError
 
 from tgcheat.bot.delivery.plan import Chat
 from tgcheat.bot.sender import ChatFlooded, Sender
-from tgcheat.store.send_budget import Priority
 from tgcheat.store.shown import ShownRecords
 from tgcheat.table.place import Place
 
@@ -42,7 +41,7 @@ class LostLease:
         for chat, message_id in posted:
             try:
                 # Never refused by the bot's budget: the message may carry a slot's buttons.
-                await self.sender.delete(chat, message_id, priority=Priority.ALWAYS)
+                await self.sender.delete(chat, message_id)
             except ChatFlooded as flooded:
                 task = asyncio.create_task(
                     self._delete_after_the_wait(chat, message_id, flooded.until_ms)
@@ -58,7 +57,7 @@ class LostLease:
         for _ in range(TAKE_BACK_TRIES):
             await asyncio.sleep(max(0, until_ms - self.clock()) / 1000)
             try:
-                await self.sender.delete(chat, message_id, priority=Priority.ALWAYS)
+                await self.sender.delete(chat, message_id)
                 return
             except ChatFlooded as flooded:
                 until_ms = flooded.until_ms

@@ -18,7 +18,6 @@ from tgcheat.bot.taps import Tap
 from tgcheat.i18n import N_, Translator, translator
 from tgcheat.store.quick import Answer as Queued
 from tgcheat.store.quick import Asked, Mode
-from tgcheat.store.send_budget import Priority
 from tgcheat.table import transitions as table
 from tgcheat.table.place import Place
 from tgcheat.table.quick import MAX_NAME, Seeker, quick_game, seated_in
@@ -160,10 +159,7 @@ class QuickHandlers:
         tr = translator(seeker.language)
         try:
             await self.shell.sender.edit(
-                seeker.user_id,
-                seeker.waiting_message,
-                views.quick_found_view(tr),
-                priority=Priority.LATER,
+                seeker.user_id, seeker.waiting_message, views.quick_found_view(tr)
             )
         except (ChatFlooded, TelegramError) as error:
             log.info("quick game: %s's waiting message not edited (%s)", seeker.user_id, error)
