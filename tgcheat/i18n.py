@@ -15,7 +15,7 @@ from __future__ import annotations
 import gettext
 import io
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -39,6 +39,12 @@ def N_(message: str) -> str:
 class Translator:
     language: str
     catalog: gettext.NullTranslations
+    #: Whether the language is written right to left (Arabic): read for every card and line
+    #: drawn, so worked out once.
+    rtl: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rtl", right_to_left(self.language))
 
     def _(self, message: str) -> str:
         return self.catalog.gettext(message)
@@ -51,11 +57,6 @@ class Translator:
 
     def npgettext(self, context: str, singular: str, plural: str, n: int) -> str:
         return self.catalog.npgettext(context, singular, plural, n)
-
-    @property
-    def rtl(self) -> bool:
-        """Whether the language is written right to left (Arabic)."""
-        return right_to_left(self.language)
 
 
 @cache
@@ -126,5 +127,10 @@ def right_to_left(language: str) -> bool:
 
 
 def translator(language: str | None) -> Translator:
-    lang = normalize(language)
-    return Translator(lang, _load(lang))
+    return _translator_of(normalize(language))
+
+
+@cache
+def _translator_of(language: str) -> Translator:
+    """One translator per catalog: every message drawn asks for its reader's."""
+    return Translator(language, _load(language))

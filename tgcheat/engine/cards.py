@@ -8,7 +8,6 @@ exist only to show a revealed play with some flavour.
 from __future__ import annotations
 
 import enum
-from collections import Counter
 from collections.abc import Iterable, Mapping
 
 CARDS_PER_DECK = 52
@@ -137,8 +136,14 @@ def full_deck(decks: int = 1, jokers: bool = False) -> tuple[Card, ...]:
 
 def count_by_rank(cards: Iterable[Card]) -> dict[Rank, int]:
     """How many cards of each rank, in rank order (how a hand is shown: grouped by rank)."""
-    counts = Counter(card.rank for card in cards)
-    return {rank: counts[rank] for rank in sorted(counts)}
+    # Counted by rank number in a list: every hand is counted for every play shown.
+    counts = [0] * (len(_RANKS) + 1)
+    for card in cards:
+        counts[_RANK_AT[card % CODES_PER_DECK]] += 1
+    return {rank: counts[rank] for rank in _RANKS if counts[rank]}
+
+
+_RANKS = tuple(Rank)
 
 
 def pick_by_rank(hand: Iterable[Card], wanted: Mapping[Rank, int]) -> tuple[Card, ...] | None:

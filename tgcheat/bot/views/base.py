@@ -4,6 +4,7 @@ direction a right-to-left language reads in."""
 from __future__ import annotations
 
 import datetime
+import functools
 import html
 import re
 import unicodedata
@@ -187,6 +188,8 @@ def title_html(title: str) -> str:
     return f"<b>{_isolated(title, MAX_TITLE_CHARS)}</b>"
 
 
+# Names are drawn again for every message of every play; the same few recur.
+@functools.lru_cache(maxsize=4096)
 def _isolated(text: str, most: int) -> str:
     clean = " ".join(_BIDI_CONTROLS.sub("", text).split())
     if not any(_visible(char) for char in clean):

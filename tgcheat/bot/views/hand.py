@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gettext
 import html
 from collections import Counter
 from collections.abc import Mapping
@@ -58,7 +59,19 @@ def hand_text(tr: Translator, held: Mapping[Rank, int]) -> str:
 
 def cards_of_rank(tr: Translator, rank: Rank, count: int) -> str:
     """``count`` cards of ``rank`` as the hand shows them: "7 7"."""
-    return " ".join([rank_symbol(tr, rank)] * count)
+    # Keyed as ``rank_symbol`` is, by the catalog: the symbols are all the text depends on.
+    key = (tr.catalog, rank, count)
+    cards = _CARDS_OF_RANK.get(key)
+    if cards is None:
+        if len(_CARDS_OF_RANK) >= 10_000:
+            _CARDS_OF_RANK.clear()
+        cards = _CARDS_OF_RANK[key] = " ".join([rank_symbol(tr, rank)] * count)
+    return cards
+
+
+#: The cards of a rank as shown, by catalog, rank and count: every hand and pick button of
+#: every play shows them.
+_CARDS_OF_RANK: dict[tuple[gettext.NullTranslations, Rank, int], str] = {}
 
 
 def hand_view(
