@@ -308,7 +308,30 @@ _UPDATE = _Object(
 def update_problem(data: dict[str, Any]) -> str | None:
     """What makes ``data`` an update the bot cannot read (a field it reads missing, or not of
     its JSON type), or None. Fields the bot never reads are not looked at."""
+    # Every update is checked and nearly all are fine: the check builds no field's path, and
+    # only an update that fails it is walked again to say where.
+    if _fits(data, _UPDATE):
+        return None
     return _problem(data, _UPDATE, "update")
+
+
+def _fits(value: Any, shape: Any) -> bool:
+    """Whether ``_problem`` finds nothing, without naming where."""
+    if type(shape) is _Object:
+        if type(value) is not dict:
+            return False
+        for name, field in shape.needed.items():
+            if name not in value or not _fits(value[name], field):
+                return False
+        for name, field in shape.optional.items():
+            present = value.get(name)
+            if present is not None and not _fits(present, field):
+                return False
+        return True
+    if type(shape) is _ListOf:
+        return type(value) is list and all(_fits(item, shape.item) for item in value)
+    # A JSON true is no number, though Python's bool is an int.
+    return isinstance(value, shape) and (shape is bool or not isinstance(value, bool))
 
 
 def _problem(value: Any, shape: Any, where: str) -> str | None:
