@@ -174,7 +174,11 @@ class Session:
         return ""
 
     def language_of(self, user_id: int) -> str:
-        return next((lang for uid, lang in self.player_languages if uid == user_id), self.language)
+        # A loop, not a generator: asked for every hand drawn.
+        for uid, lang in self.player_languages:
+            if uid == user_id:
+                return lang
+        return self.language
 
     @property
     def rules(self) -> Rules:

@@ -45,7 +45,11 @@ class Told:
     turn_told: tuple[int, int] = (-1, -1)
 
     def hand_epoch(self, user_id: int) -> int:
-        return next((epoch for user, epoch in self.hand_epochs if user == user_id), 0)
+        # A loop, not a generator: asked for every hand drawn.
+        for user, epoch in self.hand_epochs:
+            if user == user_id:
+                return epoch
+        return 0
 
 
 def told_after(

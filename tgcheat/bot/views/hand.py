@@ -412,16 +412,11 @@ def _pick_row_width(tr: Translator, held: Mapping[Rank, int], required: Rank | N
     """Buttons per row, from the widest label a rank's button can take this turn (all its
     cards picked, or marked as the rank to claim): picking never moves a button under the
     thumb."""
-    longest = max(
-        (
-            max(
-                len(_pick_label(tr, rank, count, count, required)),
-                len(_pick_label(tr, rank, count, 0, required)),
-            )
-            for rank, count in held.items()
-        ),
-        default=0,
-    )
+    longest = 0
+    for rank, count in held.items():
+        picked = len(_pick_label(tr, rank, count, count, required))
+        unpicked = len(_pick_label(tr, rank, count, 0, required))
+        longest = max(longest, picked, unpicked)
     if longest <= PICK_LABEL_FITS_FOUR:
         return PICK_ROW
     return PICK_ROW - 1 if longest <= PICK_LABEL_FITS_THREE else PICK_ROW - 2
