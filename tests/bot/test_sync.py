@@ -182,6 +182,20 @@ async def test_a_table_posted_under_a_lost_lease_goes_even_when_its_chat_was_in_
     assert bot.fake.message(GROUP_ID, posted).deleted, "the message posted under a lost lease"
 
 
+async def test_a_message_posted_under_a_lost_lease_stays_when_the_record_holds_it(
+    bot: BotHarness,
+) -> None:
+    """A checkpoint kept the table this sync posted, and the sync never learned so (the
+    checkpoint's answer was lost, or the round ended while it was on its way): the next holder
+    shows the place from that message, so the compensation leaves it."""
+    await _start(bot)
+    table = (await bot.message_ids(GROUP_ID)).table
+    assert table is not None
+    await bot.shell.delivery.lost_lease.take_back(Place(GROUP_ID), [(Place(GROUP_ID), table)])
+    assert not bot.fake.message(GROUP_ID, table).deleted
+    assert bot.fake.message(GROUP_ID, table).buttons
+
+
 async def test_a_late_table_edit_on_the_message_that_became_a_reveal_is_undone(
     bot: BotHarness,
 ) -> None:

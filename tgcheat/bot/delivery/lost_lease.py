@@ -1,6 +1,6 @@
 """The one compensation of a sync whose lease ran out under a slow Telegram while another
-process synced the place (tgcheat.bot.delivery.sync): what it posted meanwhile goes, and the
-place's next sync checks every message again."""
+process synced the place (tgcheat.bot.delivery.sync): what it posted meanwhile goes, unless the
+place's record holds it, and the place's next sync checks every message again."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from collections.abc import Callable
 from telegram.error import TelegramError
 
 from tgcheat.bot.delivery.plan import Chat
+from tgcheat.bot.delivery.shown_codec import decode_shown
 from tgcheat.bot.sender import ChatFlooded, Sender
 from tgcheat.store.shown import ShownRecords
 from tgcheat.table.place import Place
@@ -31,13 +32,16 @@ class LostLease:
 
     async def take_back(self, place: Place, posted: list[tuple[Chat, int]]) -> None:
         """The lease ran out under a slow Telegram and another process synced the place: what
-        this one posted meanwhile is not in its record, and goes; what it edited may have
-        landed after the other's edits, so the place's next sync checks every message again
-        (the one compensation)."""
+        this one posted meanwhile goes, but for what the place's record holds (a checkpoint
+        may have kept a message without this sync learning so: its answer lost, or the round
+        over while it was on its way; the next holder shows the place from that message);
+        what it edited may have landed after the other's edits, so the place's next sync
+        checks every message again (the one compensation)."""
         try:
             await self.shown.recheck(place, self.clock())
         except Exception as error:
             log.warning("chat %s: a check of its messages not asked for (%s)", place, error)
+        posted = await self._not_recorded(place, posted)
         for chat, message_id in posted:
             try:
                 # Never refused by the bot's budget: the message may carry a slot's buttons.
@@ -50,6 +54,22 @@ class LostLease:
                 task.add_done_callback(self.deleting_later.discard)
             except TelegramError as error:
                 log.info("message %s in %s posted under a lost lease: %s", message_id, chat, error)
+
+    async def _not_recorded(
+        self, place: Place, posted: list[tuple[Chat, int]]
+    ) -> list[tuple[Chat, int]]:
+        """The messages of ``posted`` that the place's record does not hold (all of them,
+        should Redis not answer: a message nobody knows of would keep its buttons)."""
+        if not posted:
+            return posted
+        try:
+            shown = decode_shown(await self.shown.read(place))
+        except Exception as error:
+            log.warning("chat %s: its record not read (%s); all it posted goes", place, error)
+            return posted
+        recorded = {(slot.chat, slot.message_id) for slot in shown.slots.values()}
+        recorded |= {(line.chat, line.message_id) for line in shown.turned}
+        return [message for message in posted if message not in recorded]
 
     async def _delete_after_the_wait(self, chat: Chat, message_id: int, until_ms: int) -> None:
         """A message posted under a lost lease, deleted once the chat's flood wait is over
