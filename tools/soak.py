@@ -1576,13 +1576,14 @@ def _quiet_logs(stats: Stats, log_path: str | None) -> None:
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
-def report(stats: Stats, games: int, seed: int) -> str:
+def report(stats: Stats, games: int, seed: int, *, cluster: bool = False) -> str:
     def counts(counter: Counter[str]) -> str:
         return " ".join(f"{k}={v}" for k, v in sorted(counter.items())) or "none"
 
     lines = [
         f"soak: seed {seed}, {games} games asked, {stats.games} dealt, "
-        f"{stats.outcomes['seconds']} s, 2 processes, 1 Redis",
+        f"{stats.outcomes['seconds']} s, 2 processes, "
+        + ("a 3-master Redis Cluster" if cluster else "1 Redis"),
         f"games: finished={stats.outcomes['finished']} unfinished={stats.outcomes['unfinished']}",
         f"updates: {stats.updates} "
         f"(deliveries {stats.deliveries}; answers {counts(stats.answers)})",
@@ -1680,7 +1681,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(summary(stats, args.games, args.seed)), flush=True)
     else:
-        print(report(stats, args.games, args.seed), flush=True)
+        print(report(stats, args.games, args.seed, cluster=args.cluster), flush=True)
     return 0 if not stats.violations else 1
 
 
