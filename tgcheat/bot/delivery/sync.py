@@ -343,7 +343,7 @@ class Delivery:
                 done.shown, unreachable=done.shown.unreachable | frozenset(done.unreachable)
             )
             await self._tell_unreachable(place, session, done.unreachable)
-        await self._remember_dealt(place, done.started, done.shown)
+        await _remember_dealt(self.store, place, done.started, done.shown)
 
     def desired(
         self,
@@ -414,7 +414,7 @@ class Delivery:
                     run.again_ms = self.clock()
                     return
                 try:
-                    answer = await self._request(request)
+                    answer = await _made(self.sender, request)
                 except ChatFlooded as flooded:
                     run.again_ms = flooded.until_ms
                     run.flooded = True
@@ -455,24 +455,6 @@ class Delivery:
         third = self.store.shown.lease_ms / 3
         return third if timeout_s is None else min(third, timeout_s * 1000)
 
-    async def _request(self, request: Request) -> int | None:
-        """One request: a sent message's id, None for an edit or a deletion done, GONE for a
-        message that is not there; ``_UNREACHABLE`` for a chat the bot cannot write to."""
-        if isinstance(request, Send):
-            sent = await self.sender.send(request.chat, request.view, silent=request.silent)
-            return _UNREACHABLE if sent is None else sent
-        if isinstance(request, EditTo):
-            outcome = await self.sender.edit(request.chat, request.message_id, request.view)
-            if outcome is Edit.UNREACHABLE:
-                return _UNREACHABLE
-            return GONE if outcome is Edit.GONE else None
-        assert isinstance(request, Delete)
-        if len(request.message_ids) == 1:
-            await self.sender.delete(request.chat, request.message_ids[0])
-        else:
-            await self.sender.delete_many(request.chat, request.message_ids)
-        return None
-
     async def _counted(self, session: Session, shown: Shown) -> Shown:
         """A finished game's statistics are counted before its result is shown, once (counting
         is idempotent too: tgcheat.store.stats)."""
@@ -497,24 +479,6 @@ class Delivery:
                 await self.sender.send(place, view)
         except (ChatFlooded, TelegramError) as error:
             log.info("chat %s: players unreachable, not told (%s)", place, error)
-
-    async def _remember_dealt(self, place: Place, before: Shown, after: Shown) -> None:
-        """The players whose first hand of this game was sent: the Mini App opened from the
-        menu button finds their game (a hint only: nothing fails without it)."""
-        dealt = [
-            slot.chat
-            for name, slot in after.slots.items()
-            if name not in before.slots
-            and isinstance(slot.chat, int)
-            and slot.chat > 0
-            and name == hand_slot(slot.chat)
-        ]
-        if not dealt:
-            return
-        try:
-            await self.store.played_places.record(dealt, place)
-        except Exception as error:
-            log.warning("where %s play was not remembered: %s", dealt, error)
 
     async def _let_go(self, place: Place, lease: Lease, done: _Round) -> None:
         """The lease let go after a round failed on the way (or was cancelled), with what it
@@ -554,6 +518,39 @@ def _watching(lease: Lease, now_ms: int) -> dict[int, int]:
 
 #: A request's answer when its chat cannot be written to.
 _UNREACHABLE = -2
+
+
+async def _made(sender: Sender, request: Request) -> int | None:
+    """One request: a sent message's id, None for an edit or a deletion done, GONE for a
+    message that is not there; ``_UNREACHABLE`` for a chat the bot cannot write to."""
+    if isinstance(request, Send):
+        sent = await sender.send(request.chat, request.view, silent=request.silent)
+        return _UNREACHABLE if sent is None else sent
+    if isinstance(request, EditTo):
+        outcome = await sender.edit(request.chat, request.message_id, request.view)
+        return {Edit.UNREACHABLE: _UNREACHABLE, Edit.GONE: GONE}.get(outcome)
+    assert isinstance(request, Delete)
+    if len(request.message_ids) == 1:
+        await sender.delete(request.chat, request.message_ids[0])
+    else:
+        await sender.delete_many(request.chat, request.message_ids)
+    return None
+
+
+async def _remember_dealt(store: GameStore, place: Place, before: Shown, after: Shown) -> None:
+    """The players whose first hand of this game was sent: the Mini App opened from the
+    menu button finds their game (a hint only: nothing fails without it)."""
+    dealt = [
+        slot.chat
+        for name, slot in after.slots.items()
+        if name not in before.slots and isinstance(slot.chat, int) and name == hand_slot(slot.chat)
+    ]
+    if not dealt:
+        return
+    try:
+        await store.played_places.record(dealt, place)
+    except Exception as error:
+        log.warning("where %s play was not remembered: %s", dealt, error)
 
 
 def _reached(shown: Shown, user_id: int) -> Shown:
