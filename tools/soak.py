@@ -620,7 +620,11 @@ class GameDriver:
 
     async def run(self) -> None:
         try:
-            if await self.open_and_start():
+            # The shared clock stays where it is while the lobby fills (one game's turn run
+            # out moves it for all): a jump would deal or close this lobby under the joins.
+            async with GATE.move():
+                started = await self.open_and_start()
+            if started:
                 await self.play()
         except Exception as error:  # a driver failure is reported, never hidden
             self.fail(f"driver error {error!r}")
